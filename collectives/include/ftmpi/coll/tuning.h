@@ -1,0 +1,53 @@
+// Algorithm selection thresholds. Every knob of the collectives layer is listed here and in
+// collectives/README.md. Environment variables are read once, on first use; values are byte
+// counts and accept a K, M or G suffix (powers of 1024). A malformed value keeps the default.
+//
+//   FTMPI_COLL_BCAST_LARGE           message bytes at or above which bcast uses scatter +
+//                                    ring allgather instead of a binomial tree  (12288)
+//   FTMPI_COLL_BCAST_PIPELINE        message bytes at or above which bcast uses a segmented,
+//                                    pipelined chain                            (4M)
+//   FTMPI_COLL_BCAST_SEGMENT         segment size of the pipelined chain        (128K)
+//   FTMPI_COLL_ALLREDUCE_LARGE       message bytes at or above which a commutative allreduce
+//                                    uses Rabenseifner (reduce-scatter + allgather) instead
+//                                    of recursive doubling                     (2048)
+//   FTMPI_COLL_REDUCE_SCATTER_LARGE  total bytes at or above which a commutative
+//                                    reduce_scatter uses a ring instead of reduce + scatterv
+//                                                                               (65536)
+//   FTMPI_COLL_GATHER_LARGE          bytes per process at or above which gather is linear
+//                                    instead of a binomial tree                 (16384)
+//   FTMPI_COLL_SCATTER_LARGE         same for scatter                           (16384)
+//   FTMPI_COLL_ALLGATHER_LARGE       total gathered bytes at or above which allgather uses a
+//                                    ring instead of Bruck's algorithm          (65536)
+//   FTMPI_COLL_ALLTOALL_LARGE        bytes per peer at or above which alltoall(v) uses
+//                                    pairwise exchange instead of posting everything at once
+//                                                                               (32768)
+//
+// The defaults start from MPICH's; tests/bench measures them on the target machine.
+// Every participant of a collective must see the same values (the launcher forwards the
+// environment), since the algorithm is chosen locally from the message size.
+#pragma once
+
+#include <cstddef>
+
+namespace ftmpi::coll {
+
+struct Tuning {
+  std::size_t bcast_large = 12288;
+  std::size_t bcast_pipeline = std::size_t{4} << 20;
+  std::size_t bcast_segment = std::size_t{128} << 10;
+  std::size_t allreduce_large = 2048;
+  std::size_t reduce_scatter_large = 65536;
+  std::size_t gather_large = 16384;
+  std::size_t scatter_large = 16384;
+  std::size_t allgather_large = 65536;
+  std::size_t alltoall_large = 32768;
+};
+
+// The thresholds in force: the environment, read on the first call.
+const Tuning& tuning();
+
+// Replaces the thresholds (tests, benchmarks). Not synchronised with running collectives:
+// call it only while no collective is in progress.
+void set_tuning(const Tuning& t);
+
+}  // namespace ftmpi::coll

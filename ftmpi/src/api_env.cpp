@@ -1,0 +1,134 @@
+// C API: environment management (init, finalize, abort, time, processor name, version).
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <strings.h>
+
+#include "library.h"
+
+using namespace ftmpi;
+
+namespace {
+
+double now_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+int do_init() {
+  Library& l = lib();
+  if (l.initialized) return raise_world(fail(Err::other, "MPI_Init called twice"));
+  std::string err;
+  if (!l.runtime.init(&err) && l.runtime.connected()) {
+    std::fprintf(stderr, "ftmpi: MPI_Init: %s\n", err.c_str());
+    l.runtime.abort(MPI_ERR_OTHER, "ftmpi: MPI_Init failed: " + err);
+  }
+  if (l.engine.init(&l.runtime, &err) != Err::ok) {
+    std::fprintf(stderr, "ftmpi: MPI_Init: %s\n", err.c_str());
+    l.runtime.abort(MPI_ERR_OTHER, "ftmpi: MPI_Init failed: " + err);
+  }
+  l.comms.init(l.runtime.size(), l.runtime.rank(), comm_mode_from_env(), msg_mode_from_env());
+  l.engine.set_failure_listener([&l](std::uint32_t proc) { l.ft.on_process_failed(proc); });
+  l.initialized = true;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int*, char***) { return do_init(); }
+
+int MPI_Init_thread(int*, char***, int required, int* provided) {
+  int rc = do_init();
+  // Only the main thread may call MPI; say so honestly whatever was asked.
+  lib().thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  if (provided != nullptr) *provided = lib().thread_level;
+  return rc;
+}
+
+int MPI_Query_thread(int* provided) {
+  if (provided == nullptr) return raise_world(fail(Err::arg, "provided is NULL"));
+  *provided = lib().thread_level;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void) {
+  Library& l = lib();
+  if (Err e = check_initialized("MPI_Finalize"); e != Err::ok) return to_code(e);
+  l.engine.drain_sends();
+  l.engine.shutdown();
+  l.runtime.finalize();
+  l.finalized = true;
+  return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int* flag) {
+  if (flag == nullptr) return to_code(fail(Err::arg, "flag is NULL"));
+  *flag = lib().initialized ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  if (flag == nullptr) return to_code(fail(Err::arg, "flag is NULL"));
+  *flag = lib().finalized ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  Library& l = lib();
+  std::string msg = "ftmpi: rank " + std::to_string(l.runtime.rank()) +
+                    " called MPI_Abort on communicator " + std::to_string(comm) +
+                    " with error code " + std::to_string(errorcode);
+  std::fflush(stdout);
+  l.runtime.abort(errorcode, msg);
+}
+
+double MPI_Wtime(void) {
+  static const double base = now_seconds();
+  return now_seconds() - base;
+}
+
+double MPI_Wtick(void) {
+  timespec res;
+  clock_getres(CLOCK_MONOTONIC, &res);
+  return static_cast<double>(res.tv_sec) + 1e-9 * static_cast<double>(res.tv_nsec);
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  if (name == nullptr || resultlen == nullptr) {
+    return raise_world(fail(Err::arg, "name or resultlen is NULL"));
+  }
+  std::string host = lib().runtime.hostname();
+  if (host.size() >= MPI_MAX_PROCESSOR_NAME) host.resize(MPI_MAX_PROCESSOR_NAME - 1);
+  std::memcpy(name, host.c_str(), host.size() + 1);
+  *resultlen = static_cast<int>(host.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  if (version == nullptr || subversion == nullptr) {
+    return to_code(fail(Err::arg, "version or subversion is NULL"));
+  }
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int* flag) {
+  if (flag == nullptr) return raise_world(fail(Err::arg, "flag is NULL"));
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int FTMPI_Init_state(int* state) {
+  if (state == nullptr) return raise_world(fail(Err::arg, "state is NULL"));
+  *state = lib().init_state;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,283 @@
+// C API: point-to-point. Each entry checks its arguments, finds the objects, calls the engine and
+// maps the outcome through the communicator's error handler. No logic beyond that lives here.
+#include <cstring>
+
+#include "library.h"
+#include "match_bits.h"
+
+using namespace ftmpi;
+
+namespace {
+
+struct Checked {
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+};
+
+Err check_buffer(const void* buf, int count, MPI_Datatype type, Checked* c) {
+  if (count < 0) return fail(Err::count, "count %d is negative", count);
+  const Datatype* t = nullptr;
+  if (Err e = lib().types.lookup(type, &t); e != Err::ok) return e;
+  c->bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->extent);
+  if (buf == nullptr && c->bytes > 0) {
+    return fail(Err::buffer, "buffer is NULL but %d elements of %s are to be transferred", count,
+                t->name);
+  }
+  return Err::ok;
+}
+
+Err check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               Checked* c) {
+  if (Err e = check_initialized("send"); e != Err::ok) return e;
+  if (Err e = lib().comms.lookup(comm, &c->comm); e != Err::ok) return e;
+  if (Err e = check_buffer(buf, count, type, c); e != Err::ok) return e;
+  if (tag < 0 || tag > match::kMaxTag) {
+    return fail(Err::tag, "tag %d outside 0..MPI_TAG_UB (%d)", tag, match::kMaxTag);
+  }
+  if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->comm->size())) {
+    return fail(Err::rank, "destination rank %d outside 0..%d of %s", dest, c->comm->size() - 1,
+                c->comm->name.c_str());
+  }
+  if (c->comm->state != FTMPI_COMM_OK && dest != MPI_PROC_NULL) return lib().ft.check(c->comm, dest);
+  return Err::ok;
+}
+
+Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+               Checked* c) {
+  if (Err e = check_initialized("receive"); e != Err::ok) return e;
+  if (Err e = lib().comms.lookup(comm, &c->comm); e != Err::ok) return e;
+  if (Err e = check_buffer(buf, count, type, c); e != Err::ok) return e;
+  if (tag != MPI_ANY_TAG && (tag < 0 || tag > match::kMaxTag)) {
+    return fail(Err::tag, "tag %d is neither MPI_ANY_TAG nor in 0..MPI_TAG_UB (%d)", tag,
+                match::kMaxTag);
+  }
+  if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
+      (source < 0 || source >= c->comm->size())) {
+    return fail(Err::rank, "source rank %d outside 0..%d of %s", source, c->comm->size() - 1,
+                c->comm->name.c_str());
+  }
+  if (c->comm->state != FTMPI_COMM_OK && source != MPI_PROC_NULL) {
+    return lib().ft.check(c->comm, source);
+  }
+  return Err::ok;
+}
+
+void set_count(MPI_Status* st, std::size_t bytes, bool cancelled) {
+  st->ftmpi_count_lo = static_cast<int>(bytes & 0x7fffffff);
+  st->ftmpi_count_hi_cancelled = static_cast<int>(((bytes >> 31) << 1) | (cancelled ? 1 : 0));
+}
+
+void fill_status(const Request& r, MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = r.source;
+  st->MPI_TAG = r.tag;
+  set_count(st, r.bytes, false);
+}
+
+void fill_empty_status(MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  set_count(st, 0, false);
+}
+
+void fill_proc_null_status(MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = MPI_PROC_NULL;
+  st->MPI_TAG = MPI_ANY_TAG;
+  set_count(st, 0, false);
+}
+
+// A request for an operation with MPI_PROC_NULL: complete from the start.
+MPI_Request proc_null_request(Comm* comm) {
+  Request* r = lib().engine.requests().allocate(Request::Kind::done_at_once);
+  r->comm = comm;
+  r->complete = true;
+  r->source = MPI_PROC_NULL;
+  r->tag = MPI_ANY_TAG;
+  return r->handle;
+}
+
+// Retires a completed request: fills the status, frees the record, returns its error code.
+int retire(Request* r, MPI_Status* st, MPI_Request* handle) {
+  fill_status(*r, st);
+  int e = r->error;
+  lib().engine.retire(r);
+  *handle = MPI_REQUEST_NULL;
+  return e;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  Checked c;
+  if (Err e = check_send(buf, count, type, dest, tag, comm, &c); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  Engine& eng = lib().engine;
+  Request* r = nullptr;
+  if (Err e = eng.isend(buf, c.bytes, dest, tag, c.comm, &r); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  eng.wait(r);
+  int e = r->error;
+  eng.retire(r);
+  return raise_code(c.comm, e);
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status* status) {
+  Checked c;
+  if (Err e = check_recv(buf, count, type, source, tag, comm, &c); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  if (source == MPI_PROC_NULL) {
+    fill_proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  Engine& eng = lib().engine;
+  Request* r = nullptr;
+  if (Err e = eng.irecv(buf, c.bytes, source, tag, c.comm, &r); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  eng.wait(r);
+  MPI_Request h = r->handle;
+  return raise_code(c.comm, retire(r, status, &h));
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  Checked c;
+  Err e = check_send(buf, count, type, dest, tag, comm, &c);
+  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (e != Err::ok) return raise(c.comm, e);
+  if (dest == MPI_PROC_NULL) {
+    *request = proc_null_request(c.comm);
+    return MPI_SUCCESS;
+  }
+  Request* r = nullptr;
+  if (e = lib().engine.isend(buf, c.bytes, dest, tag, c.comm, &r); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  Checked c;
+  Err e = check_recv(buf, count, type, source, tag, comm, &c);
+  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (e != Err::ok) return raise(c.comm, e);
+  if (source == MPI_PROC_NULL) {
+    *request = proc_null_request(c.comm);
+    return MPI_SUCCESS;
+  }
+  Request* r = nullptr;
+  if (e = lib().engine.irecv(buf, c.bytes, source, tag, c.comm, &r); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (Err e = check_initialized("MPI_Wait"); e != Err::ok) return to_code(e);
+  if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
+  if (*request == MPI_REQUEST_NULL) {
+    fill_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  Request* r = lib().engine.requests().find(*request);
+  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  Comm* comm = r->comm;
+  lib().engine.wait(r);
+  return raise_code(comm, retire(r, status, request));
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (Err e = check_initialized("MPI_Test"); e != Err::ok) return to_code(e);
+  if (request == nullptr || flag == nullptr) {
+    return raise_world(fail(Err::arg, "request or flag pointer is NULL"));
+  }
+  if (*request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    fill_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  Request* r = lib().engine.requests().find(*request);
+  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  if (!r->complete) lib().engine.progress();
+  if (!r->complete) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  Comm* comm = r->comm;
+  return raise_code(comm, retire(r, status, request));
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (Err e = check_initialized("MPI_Waitall"); e != Err::ok) return to_code(e);
+  if (count < 0) return raise_world(fail(Err::count, "count %d is negative", count));
+  if (count > 0 && requests == nullptr) {
+    return raise_world(fail(Err::request, "request array is NULL"));
+  }
+  RequestPool& pool = lib().engine.requests();
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] != MPI_REQUEST_NULL && pool.find(requests[i]) == nullptr) {
+      return raise_world(fail(Err::request, "request %d (index %d) is not active", requests[i], i));
+    }
+  }
+  bool any_error = false;
+  Comm* err_comm = nullptr;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    if (requests[i] == MPI_REQUEST_NULL) {
+      fill_empty_status(st);
+      if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
+      continue;
+    }
+    Request* r = pool.find(requests[i]);
+    Comm* comm = r->comm;
+    lib().engine.wait(r);
+    int e = retire(r, st, &requests[i]);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
+    if (e != MPI_SUCCESS) {
+      any_error = true;
+      err_comm = comm;
+    }
+  }
+  return any_error ? raise(err_comm, Err::in_status) : MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
+  if (status == nullptr || count == nullptr) {
+    return raise_world(fail(Err::arg, "status or count pointer is NULL"));
+  }
+  const Datatype* t = nullptr;
+  if (Err e = lib().types.lookup(type, &t); e != Err::ok) return raise_world(e);
+  std::size_t bytes = static_cast<std::size_t>(status->ftmpi_count_lo) |
+                      (static_cast<std::size_t>(status->ftmpi_count_hi_cancelled >> 1) << 31);
+  if (t->extent == 0) {
+    *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+  } else if (bytes % static_cast<std::size_t>(t->extent) != 0) {
+    *count = MPI_UNDEFINED;
+  } else {
+    *count = static_cast<int>(bytes / static_cast<std::size_t>(t->extent));
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_size(MPI_Datatype type, int* size) {
+  if (size == nullptr) return raise_world(fail(Err::arg, "size pointer is NULL"));
+  const Datatype* t = nullptr;
+  if (Err e = lib().types.lookup(type, &t); e != Err::ok) return raise_world(e);
+  *size = static_cast<int>(t->size);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

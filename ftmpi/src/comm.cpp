@@ -1,0 +1,38 @@
+#include "comm.h"
+
+namespace ftmpi {
+
+void CommTable::init(int nprocs, int my_proc, int comm_mode, int msg_mode) {
+  comms_.clear();
+  comms_.resize(3);
+  auto world = std::make_unique<Comm>();
+  world->handle = MPI_COMM_WORLD;
+  world->context = 0;
+  world->rank = my_proc;
+  // With a fault-tolerant mode, errors on WORLD are returned so the application can react.
+  world->errhandler = comm_mode == FTMPI_COMM_MODE_ABORT ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN;
+  world->name = "MPI_COMM_WORLD";
+  world->rank_of_proc.resize(static_cast<std::size_t>(nprocs));
+  for (int p = 0; p < nprocs; ++p) {
+    world->procs.push_back(static_cast<std::uint32_t>(p));
+    world->rank_of_proc[static_cast<std::size_t>(p)] = p;
+  }
+  auto self = std::make_unique<Comm>();
+  self->handle = MPI_COMM_SELF;
+  self->context = 2;
+  self->rank = 0;
+  self->errhandler = MPI_ERRORS_ARE_FATAL;
+  self->name = "MPI_COMM_SELF";
+  self->procs.push_back(static_cast<std::uint32_t>(my_proc));
+  self->rank_of_proc.assign(static_cast<std::size_t>(nprocs), -1);
+  self->rank_of_proc[static_cast<std::size_t>(my_proc)] = 0;
+  for (Comm* c : {world.get(), self.get()}) {
+    c->comm_mode = comm_mode;
+    c->msg_mode = msg_mode;
+    c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
+  }
+  comms_[MPI_COMM_WORLD] = std::move(world);
+  comms_[MPI_COMM_SELF] = std::move(self);
+}
+
+}  // namespace ftmpi

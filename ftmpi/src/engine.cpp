@@ -1,0 +1,148 @@
+#include "engine.h"
+
+#include <unistd.h>
+
+#include "match_bits.h"
+
+namespace ftmpi {
+
+using transport::Completion;
+using transport::Status;
+
+Err Engine::init(Runtime* runtime, std::string* err) {
+  runtime_ = runtime;
+  my_proc_ = static_cast<std::uint32_t>(runtime->rank());
+  if (static_cast<std::uint32_t>(runtime->size()) > match::kMaxProcesses) {
+    *err = "job too large for the match-bit layout";
+    return Err::intern;
+  }
+  endpoint_ = transport::Endpoint::open("", err);
+  if (!endpoint_) return Err::intern;
+  std::vector<std::vector<std::uint8_t>> addrs;
+  if (!runtime->exchange_addresses(endpoint_->address(), &addrs, err)) return Err::intern;
+  if (endpoint_->insert_peers(addrs) != Status::ok) {
+    *err = "cannot insert peer addresses: " + endpoint_->last_error();
+    return Err::intern;
+  }
+  failed_.assign(addrs.size(), false);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  wait_policy_.configure(cores > 0 && runtime->local_size() > cores);
+  return Err::ok;
+}
+
+void Engine::shutdown() { endpoint_.reset(); }
+
+Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
+                  Request** out) {
+  std::uint32_t peer = comm->procs[static_cast<std::size_t>(dest)];
+  if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", dest, peer);
+  Request* r = requests_.allocate(Request::Kind::send);
+  r->comm = comm;
+  r->peer = dest;
+  Status s = endpoint_->send(peer, buf, bytes, match::make(comm->context, my_proc_, tag), r);
+  if (s != Status::ok) {
+    requests_.release(r);
+    return fail(s == Status::peer_failed ? Err::other : Err::intern, "send to rank %d failed: %s",
+                dest, transport::status_name(s));
+  }
+  ++pending_sends_;
+  r->in_transport = true;
+  *out = r;
+  return Err::ok;
+}
+
+Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request** out) {
+  transport::PeerId peer = transport::kAnyPeer;
+  std::uint64_t ignore = 0;
+  std::uint32_t src_bits = 0;
+  if (source == MPI_ANY_SOURCE) {
+    ignore |= match::kSourceMask;
+  } else {
+    peer = comm->procs[static_cast<std::size_t>(source)];
+    if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", source, peer);
+    src_bits = peer;
+  }
+  if (tag == MPI_ANY_TAG) ignore |= match::kTagMask;
+  Request* r = requests_.allocate(Request::Kind::recv);
+  r->comm = comm;
+  r->peer = source;
+  std::uint64_t bits = match::make(comm->context, src_bits, tag == MPI_ANY_TAG ? 0 : tag);
+  Status s = endpoint_->recv(peer, buf, bytes, bits, ignore, r);
+  if (s != Status::ok) {
+    requests_.release(r);
+    return fail(Err::intern, "posting a receive failed: %s", endpoint_->last_error().c_str());
+  }
+  r->in_transport = true;
+  *out = r;
+  return Err::ok;
+}
+
+void Engine::complete(const Completion& c) {
+  auto* r = static_cast<Request*>(c.context);
+  r->in_transport = false;
+  if (r->kind == Request::Kind::send) --pending_sends_;
+  if (r->complete) {  // already completed by a purge; only the record is left to recycle
+    if (r->retired) requests_.release(r);
+    return;
+  }
+  r->complete = true;
+  if (r->kind == Request::Kind::recv) {
+    r->bytes = c.len;
+    std::uint32_t proc = match::source_of(c.tag);
+    const std::vector<int>& map = r->comm->rank_of_proc;
+    r->source = proc < map.size() ? map[proc] : MPI_ANY_SOURCE;
+    r->tag = match::tag_of(c.tag);
+  }
+  switch (c.status) {
+    case Status::ok: r->error = MPI_SUCCESS; break;
+    case Status::truncated:
+      r->error = to_code(fail(Err::truncate, "message of %zu bytes from rank %d truncated to %zu bytes",
+                              c.message_len, r->source, c.len));
+      break;
+    case Status::peer_failed:
+      r->error = to_code(fail(Err::other, "rank %d has failed", r->peer));
+      break;
+    default:
+      r->error = to_code(fail(Err::intern, "transport: %s", transport::status_name(c.status)));
+      break;
+  }
+}
+
+void Engine::retire(Request* r) {
+  r->retired = true;
+  if (!r->in_transport) requests_.release(r);
+}
+
+void Engine::purge(Request* r, int error_code) {
+  if (r->complete) return;
+  r->complete = true;
+  r->error = error_code;
+  if (r->in_transport && r->kind == Request::Kind::recv) (void)endpoint_->cancel(r);
+}
+
+void Engine::handle_failures() {
+  for (int proc : runtime_->take_failures()) {
+    if (proc < 0 || static_cast<std::size_t>(proc) >= failed_.size() || failed_[proc]) continue;
+    failed_[proc] = true;
+    endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
+    if (on_failure_) on_failure_(static_cast<std::uint32_t>(proc));
+  }
+}
+
+bool Engine::progress() {
+  if (runtime_->has_failures()) handle_failures();
+  Completion batch[16];
+  std::size_t n = endpoint_->poll(batch, 16);
+  for (std::size_t i = 0; i < n; ++i) complete(batch[i]);
+  return n > 0;
+}
+
+void Engine::wait(Request* r) {
+  wait_until([r] { return r->complete; });
+}
+
+void Engine::drain_sends() {
+  wait_until([this] { return pending_sends_ == 0; });
+}
+
+}  // namespace ftmpi

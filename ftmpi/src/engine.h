@@ -1,0 +1,80 @@
+// The point-to-point engine: turns MPI sends and receives into tagged transport operations,
+// completes requests from transport completions, and waits without burning cores.
+// Contract with the layer above (the C API and, later, collectives and fault tolerance):
+// every posted request completes exactly once, with success or an error, and a request whose
+// peer is known dead completes with Err::other instead of waiting forever.
+#pragma once
+
+#include <ftmpi/transport/endpoint.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm.h"
+#include "request.h"
+#include "runtime.h"
+#include "wait_policy.h"
+
+namespace ftmpi {
+
+class Engine {
+ public:
+  Err init(Runtime* runtime, std::string* err);
+  void shutdown();
+
+  // dest/source are communicator ranks already validated (MPI_PROC_NULL handled by caller).
+  Err isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, Request** out);
+  Err irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request** out);
+
+  // The user is done with a complete request; its record is recycled as soon as the transport
+  // no longer refers to it.
+  void retire(Request* r);
+  // Completes a pending request at once with an error code (failure handling); a receive is also
+  // canceled in the transport.
+  void purge(Request* r, int error_code);
+
+  // Drives progress once; true if anything completed.
+  bool progress();
+  // Blocks until r is complete.
+  void wait(Request* r);
+  // Blocks, driving progress, until done() holds.
+  template <typename Done>
+  void wait_until(Done&& done) {
+    wait_policy_.reset();
+    while (!done()) {
+      if (progress()) {
+        wait_policy_.reset();
+      } else {
+        wait_policy_.idle();
+      }
+    }
+  }
+  // Waits until every send this process posted has completed (MPI_Finalize).
+  void drain_sends();
+
+  // Called (on our own thread, from progress) once per newly failed process, after the
+  // transport has completed every operation addressed to it.
+  void set_failure_listener(std::function<void(std::uint32_t)> f) { on_failure_ = std::move(f); }
+  bool is_failed(std::uint32_t proc) const { return failed_[proc]; }
+
+  RequestPool& requests() { return requests_; }
+  const std::string& provider() const { return endpoint_->provider_name(); }
+  std::uint32_t my_proc() const { return my_proc_; }
+
+ private:
+  void complete(const transport::Completion& c);
+  void handle_failures();
+
+  Runtime* runtime_ = nullptr;
+  std::unique_ptr<transport::Endpoint> endpoint_;
+  RequestPool requests_;
+  WaitPolicy wait_policy_;
+  std::uint32_t my_proc_ = 0;
+  std::vector<bool> failed_;
+  std::function<void(std::uint32_t)> on_failure_;
+  std::size_t pending_sends_ = 0;
+};
+
+}  // namespace ftmpi

@@ -1,0 +1,40 @@
+// One status type for the library core. The place that first sees an error describes it with
+// fail(); the C API edge turns it into an MPI error code (class + detail) with to_code().
+#pragma once
+
+#include <mpi.h>
+
+namespace ftmpi {
+
+enum class [[nodiscard]] Err : int {
+  ok = MPI_SUCCESS,
+  buffer = MPI_ERR_BUFFER,
+  count = MPI_ERR_COUNT,
+  type = MPI_ERR_TYPE,
+  tag = MPI_ERR_TAG,
+  comm = MPI_ERR_COMM,
+  rank = MPI_ERR_RANK,
+  request = MPI_ERR_REQUEST,
+  root = MPI_ERR_ROOT,
+  group = MPI_ERR_GROUP,
+  op = MPI_ERR_OP,
+  arg = MPI_ERR_ARG,
+  truncate = MPI_ERR_TRUNCATE,
+  other = MPI_ERR_OTHER,  // also: a process failure (FT-MPI's convention)
+  intern = MPI_ERR_INTERN,
+  in_status = MPI_ERR_IN_STATUS,
+  pending = MPI_ERR_PENDING,
+  no_mem = MPI_ERR_NO_MEM,
+};
+
+// Records a human-readable detail for the error about to be returned (printf-style).
+Err fail(Err e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Turns an Err (with the detail recorded last on this thread, if any) into an MPI error code.
+// Codes above the class range carry their detail: MPI_Error_string shows it.
+int to_code(Err e);
+int error_class_of(int code);
+// Writes the text for a code; returns false for a code that is not ours.
+bool error_text(int code, char* out, int* len);
+
+}  // namespace ftmpi

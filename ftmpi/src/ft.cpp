@@ -1,0 +1,88 @@
+#include "ft.h"
+
+#include <strings.h>
+
+#include <cstdlib>
+
+#include "runtime.h"
+
+namespace ftmpi {
+namespace {
+
+int parse_mode(const char* env, int dflt, std::initializer_list<std::pair<const char*, int>> names) {
+  const char* v = std::getenv(env);
+  if (v == nullptr || *v == '\0') return dflt;
+  for (const auto& [name, value] : names) {
+    if (strcasecmp(v, name) == 0) return value;
+  }
+  return dflt;
+}
+
+}  // namespace
+
+int comm_mode_from_env() {
+  return parse_mode("FTMPI_COMM_MODE", FTMPI_COMM_MODE_ABORT,
+                    {{"abort", FTMPI_COMM_MODE_ABORT},
+                     {"shrink", FTMPI_COMM_MODE_SHRINK},
+                     {"blank", FTMPI_COMM_MODE_BLANK},
+                     {"rebuild", FTMPI_COMM_MODE_REBUILD},
+                     {"rebuild_append", FTMPI_COMM_MODE_REBUILD_APPEND}});
+}
+
+int msg_mode_from_env() {
+  return parse_mode("FTMPI_MSG_MODE", FTMPI_MSG_MODE_NOP,
+                    {{"nop", FTMPI_MSG_MODE_NOP}, {"reset", FTMPI_MSG_MODE_NOP},
+                     {"cont", FTMPI_MSG_MODE_CONT}});
+}
+
+std::string failed_ranks_text(const Comm& comm) {
+  std::string out;
+  for (int r : comm.failed) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(r);
+  }
+  return out;
+}
+
+void FaultHandler::on_process_failed(std::uint32_t proc) {
+  comms_->for_each([&](Comm& c) {
+    if (proc >= c.rank_of_proc.size()) return;
+    int r = c.rank_of_proc[proc];
+    if (r < 0 || c.is_failed(r)) return;
+    c.proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+    c.failed.push_back(r);
+    if (c.comm_mode == FTMPI_COMM_MODE_ABORT) {
+      runtime_->abort(MPI_ERR_OTHER, "ftmpi: rank " + std::to_string(r) + " of " + c.name +
+                                         " failed and the communicator is in ABORT mode");
+    }
+    if (c.state != FTMPI_COMM_FAILED) c.state = FTMPI_COMM_DETECTED;
+    const bool nop = c.msg_mode == FTMPI_MSG_MODE_NOP;
+    engine_->requests().for_each_live([&](Request& q) {
+      if (q.comm != &c || q.complete) return;
+      // NOP: nothing pending on the communicator survives. CONT: only what names the dead
+      // process or could be satisfied by it (wildcard receives).
+      if (nop || q.peer == r || (q.kind == Request::Kind::recv && q.peer == MPI_ANY_SOURCE)) {
+        engine_->purge(&q, to_code(fail(Err::other, "rank %d of %s failed", r, c.name.c_str())));
+      }
+    });
+  });
+}
+
+Err FaultHandler::check(Comm* c, int peer) {
+  if (c->state == FTMPI_COMM_OK) return Err::ok;
+  if (c->state == FTMPI_COMM_RECOVERED) {
+    c->state = FTMPI_COMM_OK;
+    return Err::ok;
+  }
+  if (c->state == FTMPI_COMM_FAILED) {
+    return fail(Err::other, "%s has failed and cannot be repaired", c->name.c_str());
+  }
+  // DETECTED (or a repair in progress).
+  bool refuse = c->msg_mode == FTMPI_MSG_MODE_NOP || peer == kWholeComm ||
+                peer == MPI_ANY_SOURCE || (peer >= 0 && peer < c->size() && c->is_failed(peer));
+  if (!refuse) return Err::ok;
+  return fail(Err::other, "rank(s) %s of %s failed; repair the communicator with MPI_Comm_dup",
+              failed_ranks_text(*c).c_str(), c->name.c_str());
+}
+
+}  // namespace ftmpi

@@ -1,0 +1,43 @@
+#include "library.h"
+
+#include <cstdio>
+#include <string>
+
+namespace ftmpi {
+
+Library& lib() {
+  static Library instance;
+  return instance;
+}
+
+int raise(Comm* comm, Err e) { return raise_code(comm, to_code(e)); }
+
+int raise_code(Comm* comm, int code) {
+  if (code == MPI_SUCCESS) return code;
+  Library& l = lib();
+  // Outside MPI_Init..MPI_Finalize there is no handler to run: just report.
+  if (!l.initialized || l.finalized) return code;
+  // An error with no valid communicator goes to MPI_COMM_WORLD's handler (MPI-1.3, 7.2).
+  if (comm == nullptr) comm = l.comms.world();
+  MPI_Errhandler handler = comm != nullptr ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+  if (handler == MPI_ERRORS_RETURN) return code;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (!error_text(code, text, &len)) std::snprintf(text, sizeof text, "error code %d", code);
+  std::string msg = "ftmpi: rank " + std::to_string(l.runtime.rank()) + ": fatal error on " +
+                    comm->name + ": " + text;
+  std::fprintf(stderr, "%s\n", msg.c_str());
+  std::fflush(stderr);
+  l.runtime.abort(error_class_of(code), msg);
+}
+
+int raise_world(Err e) { return raise(nullptr, e); }
+
+Err check_initialized(const char* fn) {
+  Library& l = lib();
+  if (!l.initialized) return fail(Err::other, "%s called before MPI_Init", fn);
+  if (l.finalized) return fail(Err::other, "%s called after MPI_Finalize", fn);
+  return Err::ok;
+}
+
+}  // namespace ftmpi

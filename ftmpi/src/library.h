@@ -1,0 +1,38 @@
+// The process-wide MPI state: one instance, created by MPI_Init, owned here. The C API files
+// reach it through lib(); nothing below the API layer touches globals.
+#pragma once
+
+#include <mpi.h>
+
+#include "comm.h"
+#include "datatype.h"
+#include "engine.h"
+#include "error.h"
+#include "ft.h"
+#include "runtime.h"
+
+namespace ftmpi {
+
+struct Library {
+  Runtime runtime;
+  Engine engine;
+  CommTable comms;
+  DatatypeTable types;
+  FaultHandler ft{&comms, &engine, &runtime};
+  bool initialized = false;
+  bool finalized = false;
+  int init_state = FTMPI_INIT_NEW;
+  int thread_level = MPI_THREAD_FUNNELED;
+};
+
+Library& lib();
+
+// API-edge helpers. Both return an MPI error code; errors go through the communicator's handler
+// (MPI_COMM_WORLD's when there is no valid communicator), which may end the job.
+int raise(Comm* comm, Err e);
+int raise_code(Comm* comm, int code);
+int raise_world(Err e);
+// Err::other with a message, for calls made outside the MPI_Init..MPI_Finalize window.
+Err check_initialized(const char* fn);
+
+}  // namespace ftmpi

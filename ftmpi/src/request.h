@@ -1,0 +1,75 @@
+// Requests the user holds as integer handles. Records live in a deque (stable addresses, so the
+// transport can carry a Request* as its operation context) and are recycled through a free list.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <deque>
+#include <vector>
+
+#include "error.h"
+
+namespace ftmpi {
+
+struct Comm;
+
+struct Request {
+  enum class Kind : unsigned char { unused, send, recv, done_at_once };
+  Kind kind = Kind::unused;
+  bool complete = false;   // complete as the user sees it
+  // The transport still holds this record as an operation context. A request completed early
+  // (a failure purge) stays allocated until the transport reports it, then is recycled.
+  bool in_transport = false;
+  bool retired = false;    // the user is done with it; recycle once the transport is
+  int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)
+  Comm* comm = nullptr;
+  int peer = 0;                 // communicator rank named by the call (for error messages)
+  int source = MPI_ANY_SOURCE;  // filled on completion
+  int tag = MPI_ANY_TAG;
+  std::size_t bytes = 0;        // received bytes
+  MPI_Request handle = MPI_REQUEST_NULL;
+};
+
+class RequestPool {
+ public:
+  Request* allocate(Request::Kind kind) {
+    Request* r;
+    if (!free_.empty()) {
+      r = free_.back();
+      free_.pop_back();
+      MPI_Request h = r->handle;
+      *r = Request{};
+      r->handle = h;
+    } else {
+      records_.emplace_back();
+      r = &records_.back();
+      r->handle = static_cast<MPI_Request>(records_.size());
+    }
+    r->kind = kind;
+    return r;
+  }
+  void release(Request* r) {
+    r->kind = Request::Kind::unused;
+    free_.push_back(r);
+  }
+  // nullptr for handles that are not live requests.
+  Request* find(MPI_Request handle) {
+    if (handle <= 0 || static_cast<std::size_t>(handle) > records_.size()) return nullptr;
+    Request* r = &records_[static_cast<std::size_t>(handle) - 1];
+    return (r->kind == Request::Kind::unused || r->retired) ? nullptr : r;
+  }
+  std::size_t live() const { return records_.size() - free_.size(); }
+  template <typename F>
+  void for_each_live(F&& f) {
+    for (Request& r : records_) {
+      if (r.kind != Request::Kind::unused) f(r);
+    }
+  }
+
+ private:
+  std::deque<Request> records_;
+  std::vector<Request*> free_;
+};
+
+}  // namespace ftmpi

@@ -1,0 +1,51 @@
+// The library's only view of its runtime: a PMIx client. Whoever launched us (ftmpid, or any
+// PMIx-capable launcher) answers these calls.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ftmpi {
+
+class Runtime {
+ public:
+  // Connects to the PMIx server. Returns false (with *err) when not launched by one, in which
+  // case the caller runs as a singleton.
+  bool init(std::string* err);
+  void finalize();
+  [[noreturn]] void abort(int code, const std::string& msg);
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int universe_size() const { return universe_size_; }
+  int local_size() const { return local_size_; }
+  const std::string& hostname() const { return hostname_; }
+  bool connected() const { return connected_; }
+
+  // Publishes our fabric address and collects everybody's (put, commit, fence, get).
+  bool exchange_addresses(const std::vector<std::uint8_t>& mine,
+                          std::vector<std::vector<std::uint8_t>>* all, std::string* err);
+
+  // Failure notifications arrive on PMIx's thread; they are only queued here. The progress
+  // engine checks `has_failures()` (one relaxed load) and drains them on its own thread.
+  bool has_failures() const { return pending_failures_.load(std::memory_order_relaxed); }
+  std::vector<int> take_failures();
+  void push_failure(int rank);  // called from the PMIx event thread
+
+ private:
+  bool connected_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+  int universe_size_ = 1;
+  int local_size_ = 1;
+  std::string hostname_;
+  std::string nspace_;
+  std::atomic<bool> pending_failures_{false};
+  std::mutex failures_mutex_;
+  std::vector<int> failures_;
+};
+
+}  // namespace ftmpi

@@ -1,0 +1,26 @@
+// How a blocked call waits. Spinning gives the best latency when every rank has a core; when
+// ranks outnumber cores, spinning steals the core from the very process we wait for, so we yield
+// early and, once a wait gets long, sleep in growing steps. Knobs (see README):
+//   FTMPI_SPIN_POLLS    polls before the first yield (default 20000, 50 when oversubscribed)
+//   FTMPI_MAX_SLEEP_US  longest single sleep of an idle wait (default 500)
+#pragma once
+
+#include <cstdint>
+
+namespace ftmpi {
+
+class WaitPolicy {
+ public:
+  void configure(bool oversubscribed);
+  void reset() { idle_ = 0; }
+  // Called after a poll that found nothing.
+  void idle();
+
+ private:
+  std::uint64_t idle_ = 0;
+  std::uint64_t spin_polls_ = 20000;
+  std::uint64_t yield_polls_ = 2000;
+  unsigned max_sleep_us_ = 500;
+};
+
+}  // namespace ftmpi

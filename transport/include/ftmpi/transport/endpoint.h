@@ -1,0 +1,86 @@
+// The transport layer's one public interface: a reliable, tag-matched message endpoint over
+// libfabric RDM. Everything above (ftmpi's point-to-point engine) sees only this header.
+//
+// Addressing: peers are inserted once, in order; the i-th inserted address becomes PeerId i.
+// Matching: a receive matches a message when (msg_tag & ~ignore) == (tag & ~ignore) and, unless
+// the source is kAnyPeer, the message came from that peer. Messages between one pair of
+// endpoints that can match the same receive are matched in the order they were sent.
+// Completions: every send/recv/probe posted with a context reports exactly one Completion
+// carrying that context, from poll(). A context must stay valid until then. A call that
+// returns anything but Status::ok posted nothing and reports no Completion.
+// Threading: one thread at a time per Endpoint (libfabric is opened with FI_THREAD_DOMAIN).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ftmpi::transport {
+
+enum class [[nodiscard]] Status {
+  ok,
+  truncated,    // receive buffer shorter than the message; Completion::len is what fit
+  canceled,     // the operation was canceled before it matched
+  no_message,   // probe found nothing
+  peer_failed,  // the peer is unreachable or dead
+  error,        // anything else; Endpoint::last_error() describes it
+};
+
+const char* status_name(Status s);
+
+using PeerId = std::uint32_t;
+inline constexpr PeerId kAnyPeer = 0xffffffffu;
+
+struct Completion {
+  void* context = nullptr;
+  Status status = Status::ok;
+  std::uint64_t tag = 0;         // the message's tag (receives and probes)
+  std::size_t len = 0;           // bytes placed in the buffer (receive) / message size (probe)
+  std::size_t message_len = 0;   // full size of the message, also when truncated
+  // Sender of a received/probed message (needed for kAnyPeer); the target peer for a send.
+  // kAnyPeer when the provider could not tell (a truncated or failed wildcard receive).
+  PeerId source = kAnyPeer;
+};
+
+class Endpoint {
+ public:
+  virtual ~Endpoint() = default;
+
+  // provider: "" picks FTMPI_PROVIDER from the environment, else "shm".
+  // Also accepts "tcp;ofi_rxm" (or "tcp", meaning the same). Returns nullptr and fills *err.
+  static std::unique_ptr<Endpoint> open(const std::string& provider, std::string* err);
+
+  virtual const std::string& provider_name() const = 0;
+  virtual std::vector<std::uint8_t> address() const = 0;
+  // Appends peers; the first call's first address is PeerId 0.
+  virtual Status insert_peers(const std::vector<std::vector<std::uint8_t>>& addrs) = 0;
+
+  // Non-blocking. Large messages go zero-copy (rendezvous); the send's completion means the
+  // buffer may be reused. Retries internally on resource exhaustion, driving progress (bounded
+  // by FTMPI_TRANSPORT_RETRY_TIMEOUT; then Status::error). Sends to, and receives/probes
+  // directed at, a peer already marked failed return Status::peer_failed at once.
+  virtual Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
+                      void* context) = 0;
+  virtual Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                      std::uint64_t ignore, void* context) = 0;
+  // Asks for a posted receive to be canceled; its Completion then says canceled (or ok, if it
+  // matched first).
+  virtual Status cancel(void* context) = 0;
+  // Non-blocking probe: one Completion with status ok (tag, message_len filled, message left in
+  // place) or no_message.
+  virtual Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) = 0;
+
+  // Drives progress and returns up to max completions; never blocks. When nothing happened it
+  // costs one fi_cq_read.
+  virtual std::size_t poll(Completion* out, std::size_t max) = 0;
+
+  // Marks a peer dead: every pending operation towards or expecting it (not kAnyPeer receives)
+  // completes with peer_failed at the next poll, and later sends to it fail at once. Idempotent.
+  virtual void mark_peer_failed(PeerId peer) = 0;
+
+  virtual const std::string& last_error() const = 0;
+};
+
+}  // namespace ftmpi::transport
