@@ -21,7 +21,7 @@ namespace ftmpi::transport {
 
 enum class [[nodiscard]] Status {
   ok,
-  truncated,    // receive buffer shorter than the message; Completion::len is what fit
+  truncated,    // receive buffer shorter than the message; buffer content undefined
   canceled,     // the operation was canceled before it matched
   no_message,   // probe found nothing
   peer_failed,  // the peer is unreachable or dead
@@ -38,7 +38,9 @@ struct Completion {
   Status status = Status::ok;
   std::uint64_t tag = 0;         // the message's tag (receives and probes)
   std::size_t len = 0;           // bytes placed in the buffer (receive) / message size (probe)
-  std::size_t message_len = 0;   // full size of the message, also when truncated
+  // Full size of the message. When truncated, len is 0 (contents undefined) and message_len is
+  // the full size when the provider reports it (tcp;ofi_rxm does, shm 1.17 does not), else 0.
+  std::size_t message_len = 0;
   // Sender of a received/probed message (needed for kAnyPeer); the target peer for a send.
   // kAnyPeer when the provider could not tell (a truncated or failed wildcard receive).
   PeerId source = kAnyPeer;

@@ -1,0 +1,37 @@
+// Completions that exist before poll() asks for them: those reaped while a post was retried on
+// -FI_EAGAIN, sends finished by inject, and peer_failed completions synthesized by
+// mark_peer_failed(). poll() hands these out first, in order.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "ftmpi/transport/endpoint.h"
+
+namespace ftmpi::transport {
+
+class CompletionBacklog {
+ public:
+  CompletionBacklog() { items_.reserve(1024); }
+
+  bool empty() const { return head_ == items_.size(); }
+  void push(const Completion& c) { items_.push_back(c); }
+
+  // Moves up to max completions to out; returns how many.
+  std::size_t drain(Completion* out, std::size_t max) {
+    std::size_t n = 0;
+    while (n < max && head_ < items_.size()) out[n++] = items_[head_++];
+    // Rewinding once empty keeps the vector at its high-water capacity: no reallocation.
+    if (head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    }
+    return n;
+  }
+
+ private:
+  std::vector<Completion> items_;
+  std::size_t head_ = 0;
+};
+
+}  // namespace ftmpi::transport

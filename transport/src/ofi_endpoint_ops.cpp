@@ -1,0 +1,178 @@
+// The data path: posting sends, receives, probes and cancels. Each post takes an op record from
+// the pool, links it into the pending list it can fail with, and hands it to libfabric through
+// post_with_retry(). Nothing here allocates once the pool has warmed up.
+#include <rdma/fi_tagged.h>
+
+#include "ofi_endpoint.h"
+#include "status_map.h"
+
+namespace ftmpi::transport {
+
+Status OfiEndpoint::check_peer(PeerId peer, bool allow_any) {
+  if (peer == kAnyPeer && allow_any) return Status::ok;
+  if (peer >= peers_.size()) {
+    last_error_ = "peer " + std::to_string(peer) + " was never inserted";
+    return Status::error;
+  }
+  return peers_[peer].failed ? Status::peer_failed : Status::ok;
+}
+
+OpRecord* OfiEndpoint::start_op(OpKind kind, PeerId peer, void* context) {
+  OpRecord* op = pool_.get();
+  op->user_context = context;
+  op->peer = peer;
+  op->kind = kind;
+  op->orphaned = false;
+  list_for(peer).push_back(op);
+  return op;
+}
+
+void OfiEndpoint::release_op(OpRecord* op) {
+  if (!op->orphaned) list_for(op->peer).remove(op);
+  pool_.put(op);
+}
+
+Status OfiEndpoint::fail_post(OpRecord* op, ssize_t rc, const char* what) {
+  release_op(op);
+  return post_failed(rc, what);
+}
+
+Status OfiEndpoint::post_failed(ssize_t rc, const char* what) {
+  if (rc == -FI_EAGAIN) {
+    last_error_ = provider_ + ": " + what + " made no progress for " +
+                  std::to_string(knobs_.retry_timeout_s) +
+                  " s (FTMPI_TRANSPORT_RETRY_TIMEOUT)";
+    return Status::error;
+  }
+  last_error_ = provider_ + ": " + what + " failed: " + fi_strerror(static_cast<int>(-rc));
+  Status s = status_from_fi_error(static_cast<int>(-rc));
+  return s == Status::peer_failed ? s : Status::error;
+}
+
+Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
+                         void* context) {
+  if (Status s = check_peer(dst, false); s != Status::ok) return s;
+  Peer& peer = peers_[dst];
+  // Non-overtaking: nothing may pass a deferred send to the same peer.
+  const bool behind_deferred = !peer.deferred.empty() && !flush_deferred(peer);
+  if (len <= inject_size_ && !behind_deferred) {
+    // Inject copies the data out before returning and writes no CQ entry, which saves the
+    // provider a completion write on the latency-critical path; we report the completion.
+    ssize_t rc = post_with_retry(Retry::briefly,
+                                 [&] { return fi_tinject(ep_, buf, len, peer.addr, tag); });
+    if (rc == 0) {
+      Completion c;
+      c.context = context;
+      c.source = dst;
+      backlog_.push(c);
+      return Status::ok;
+    }
+    if (rc != -FI_EAGAIN) return post_failed(rc, "fi_tinject");
+  }
+  OpRecord* op = start_op(OpKind::send, dst, context);
+  op->buf = buf;
+  op->len = len;
+  op->tag = tag;
+  if (behind_deferred) {
+    defer_send(peer, op);
+    return Status::ok;
+  }
+  ssize_t rc = post_with_retry(Retry::briefly, [&] { return post_send(op); });
+  if (rc == -FI_EAGAIN) {
+    defer_send(peer, op);
+    return Status::ok;
+  }
+  return rc == 0 ? Status::ok : fail_post(op, rc, "fi_tsend");
+}
+
+ssize_t OfiEndpoint::post_send(OpRecord* op) {
+  return fi_tsend(ep_, op->buf, op->len, nullptr, peers_[op->peer].addr, op->tag, &op->fi_ctx);
+}
+
+void OfiEndpoint::defer_send(Peer& peer, OpRecord* op) {
+  peer.pending.remove(op);
+  peer.deferred.push_back(op);
+  ++deferred_count_;
+}
+
+bool OfiEndpoint::flush_deferred(Peer& peer) {
+  while (OpRecord* op = peer.deferred.head()) {
+    ssize_t rc = post_send(op);
+    if (rc == -FI_EAGAIN) return false;
+    peer.deferred.remove(op);
+    --deferred_count_;
+    if (rc == 0) {
+      peer.pending.push_back(op);
+      continue;
+    }
+    // Its send() already returned ok, so the failure travels as its completion.
+    Completion c;
+    c.context = op->user_context;
+    c.status = post_failed(rc, "fi_tsend (deferred)");
+    c.source = op->peer;
+    backlog_.push(c);
+    pool_.put(op);
+  }
+  return true;
+}
+
+void OfiEndpoint::flush_all_deferred() {
+  for (Peer& peer : peers_) {
+    if (!peer.deferred.empty()) flush_deferred(peer);
+  }
+}
+
+Status OfiEndpoint::recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                         std::uint64_t ignore, void* context) {
+  if (Status s = check_peer(src, true); s != Status::ok) return s;
+  const fi_addr_t addr = src == kAnyPeer ? FI_ADDR_UNSPEC : peers_[src].addr;
+  OpRecord* op = start_op(OpKind::recv, src, context);
+  op->len = len;
+  ssize_t rc = post_with_retry(
+      Retry::until_timeout, [&] { return fi_trecv(ep_, buf, len, nullptr, addr, tag, ignore, &op->fi_ctx); });
+  return rc == 0 ? Status::ok : fail_post(op, rc, "fi_trecv");
+}
+
+Status OfiEndpoint::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) {
+  if (Status s = check_peer(src, true); s != Status::ok) return s;
+  if (!peek_supported_) {
+    last_error_ = provider_ + ": probe is not supported (libfabric 1.17 shm ignores FI_PEEK "
+                  "and would consume the message)";
+    return Status::error;
+  }
+  // A probe is a question about what has arrived, so let the provider move arrivals into its
+  // unexpected queue first; otherwise a manual-progress provider would keep saying no.
+  progress_into_backlog();
+  OpRecord* op = start_op(OpKind::probe, src, context);
+  fi_msg_tagged msg{};
+  msg.addr = src == kAnyPeer ? FI_ADDR_UNSPEC : peers_[src].addr;
+  msg.tag = tag;
+  msg.ignore = ignore;
+  msg.context = &op->fi_ctx;
+  ssize_t rc = post_with_retry(Retry::until_timeout,
+                               [&] { return fi_trecvmsg(ep_, &msg, FI_PEEK | FI_COMPLETION); });
+  return rc == 0 ? Status::ok : fail_post(op, rc, "fi_trecvmsg(FI_PEEK)");
+}
+
+Status OfiEndpoint::cancel(void* context) {
+  // Rare, so a walk over the pending receives is fine; it keeps the hot path free of any
+  // context -> record index.
+  auto find_in = [context](const OpList& list) -> OpRecord* {
+    for (OpRecord* op = list.head(); op != nullptr; op = op->next) {
+      if (op->user_context == context && op->kind == OpKind::recv) return op;
+    }
+    return nullptr;
+  };
+  OpRecord* op = find_in(wildcard_);
+  for (std::size_t i = 0; op == nullptr && i < peers_.size(); ++i) op = find_in(peers_[i].pending);
+  // Not pending (already completed, or not a receive): its Completion says what happened.
+  if (op == nullptr) return Status::ok;
+  int rc = static_cast<int>(fi_cancel(&ep_->fid, &op->fi_ctx));
+  if (rc != 0 && rc != -FI_ENOENT) {
+    last_error_ = provider_ + ": fi_cancel failed: " + fi_strerror(-rc);
+    return Status::error;
+  }
+  return Status::ok;
+}
+
+}  // namespace ftmpi::transport

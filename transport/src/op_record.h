@@ -1,0 +1,110 @@
+// The internal record behind every libfabric operation we post. libfabric hands the record back
+// as the completion's op_context, so the record, not the user's context, is what libfabric
+// holds: after mark_peer_failed() has reported an operation to the user, its record stays
+// "orphaned" until libfabric is done with it, and the late completion only frees the record.
+#pragma once
+
+#include <rdma/fabric.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "ftmpi/transport/endpoint.h"
+
+namespace ftmpi::transport {
+
+enum class OpKind : unsigned char { send, recv, probe };
+
+struct OpRecord {
+  fi_context2 fi_ctx;  // first member: &fi_ctx == this, which is what the CQ returns
+  void* user_context;
+  OpRecord* prev;  // links in the pending list of the peer (or of the wildcard list)
+  OpRecord* next;
+  const void* buf;  // deferred sends: what to post once the provider takes it
+  std::size_t len;  // posted length (receives: to judge truncation reports)
+  std::uint64_t tag;
+  PeerId peer;  // kAnyPeer for wildcard receives/probes
+  OpKind kind;
+  bool orphaned;  // already reported to the user; the CQ entry only releases the record
+
+  static OpRecord* from_context(void* op_context) { return static_cast<OpRecord*>(op_context); }
+};
+static_assert(std::is_standard_layout_v<OpRecord>, "fi_ctx must be at offset 0");
+static_assert(offsetof(OpRecord, fi_ctx) == 0, "fi_ctx must be at offset 0");
+
+// Intrusive doubly-linked list: O(1) insert/remove on the hot path without allocation, and a
+// walkable set of pending operations for peer failure and cancel.
+class OpList {
+ public:
+  void push_back(OpRecord* op) {
+    op->next = nullptr;
+    op->prev = tail_;
+    if (tail_ != nullptr) {
+      tail_->next = op;
+    } else {
+      head_ = op;
+    }
+    tail_ = op;
+  }
+  void remove(OpRecord* op) {
+    (op->prev != nullptr ? op->prev->next : head_) = op->next;
+    (op->next != nullptr ? op->next->prev : tail_) = op->prev;
+    op->prev = op->next = nullptr;
+  }
+  OpRecord* head() const { return head_; }
+  OpRecord* pop_front() {
+    OpRecord* op = head_;
+    if (op != nullptr) remove(op);
+    return op;
+  }
+  bool empty() const { return head_ == nullptr; }
+  // Detaches all records and returns the first; the caller walks ->next.
+  OpRecord* take_all() {
+    OpRecord* first = head_;
+    head_ = tail_ = nullptr;
+    return first;
+  }
+
+ private:
+  OpRecord* head_ = nullptr;
+  OpRecord* tail_ = nullptr;
+};
+
+// Free list of records, grown in chunks so the send/recv path never allocates in steady state.
+// Records never move, so libfabric may hold a pointer to one for as long as it likes.
+class OpPool {
+ public:
+  OpRecord* get() {
+    if (free_ == nullptr) grow();
+    OpRecord* op = free_;
+    free_ = op->next;
+    ++in_use_;
+    return op;
+  }
+  void put(OpRecord* op) {
+    op->next = free_;
+    free_ = op;
+    --in_use_;
+  }
+  std::size_t in_use() const { return in_use_; }
+
+ private:
+  static constexpr std::size_t kChunk = 256;
+  void grow() {
+    chunks_.push_back(std::make_unique<OpRecord[]>(kChunk));
+    OpRecord* chunk = chunks_.back().get();
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      chunk[i].next = free_;
+      free_ = &chunk[i];
+    }
+  }
+
+  std::vector<std::unique_ptr<OpRecord[]>> chunks_;
+  OpRecord* free_ = nullptr;
+  std::size_t in_use_ = 0;
+};
+
+}  // namespace ftmpi::transport
