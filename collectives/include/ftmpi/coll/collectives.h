@@ -27,8 +27,9 @@
 
 namespace ftmpi::coll {
 
-// The MPI_IN_PLACE marker; the same bit pattern as MPICH's MPI_IN_PLACE.
-inline const void* const in_place = reinterpret_cast<const void*>(std::intptr_t{-1});
+// The MPI_IN_PLACE marker; the same bit pattern as MPICH's MPI_IN_PLACE. Not const-qualified
+// in what it points to, so it fits receive-buffer parameters (scatter) as well.
+inline void* const in_place = reinterpret_cast<void*>(std::intptr_t{-1});
 
 // Dissemination barrier: ceil(log2 n) rounds.
 Status barrier(const View& view, P2P& p2p);

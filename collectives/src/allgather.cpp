@@ -1,0 +1,89 @@
+// Allgather and allgatherv.
+// allgather: Bruck's algorithm for short totals (ceil(log2 n) steps for any n, unlike
+// recursive doubling which needs a power of two), a ring for long ones (n-1 steps, but each
+// member sends and receives only (n-1)/n of the data once, all links busy; threshold
+// FTMPI_COLL_ALLGATHER_LARGE on the gathered total).
+// allgatherv: ring, writing straight into the members' slots, whatever the block sizes.
+#include "ftmpi/coll/tuning.h"
+#include "group.h"
+#include "scratch.h"
+
+namespace ftmpi::coll {
+
+using namespace detail;
+
+namespace {
+
+// After step k (dist = 2^k) buf holds the blocks of vranks me .. me+2*dist-1 (mod n) in that
+// order; the last step sends only what the receiver still lacks. Finally the rotated blocks
+// go to their slots.
+Status allgather_bruck(const Group& g, P2P& p2p, std::size_t block, unsigned char* recvbuf) {
+  const int n = g.size();
+  const int me = g.me();
+  Scratch space(static_cast<std::size_t>(n) * block);
+  unsigned char* buf = space.data();
+  copy_bytes(buf, recvbuf + static_cast<std::size_t>(g.rank(me)) * block, block);
+  for (int dist = 1; dist < n; dist <<= 1) {
+    const std::size_t len = static_cast<std::size_t>(std::min(dist, n - dist)) * block;
+    Status s = exchange(p2p, g.rank((me - dist + n) % n), buf, len, g.rank((me + dist) % n),
+                        buf + dist * block, len, tag::allgather);
+    if (s != Status::ok) return s;
+  }
+  for (int i = 1; i < n; ++i) {
+    copy_bytes(recvbuf + static_cast<std::size_t>(g.rank((me + i) % n)) * block,
+               buf + i * block, block);
+  }
+  return Status::ok;
+}
+
+// Step i passes on to the right the block received from the left in step i-1.
+template <class Offset, class Length>
+Status ring(const Group& g, P2P& p2p, unsigned char* recvbuf, Offset offset, Length length,
+            int tg) {
+  const int n = g.size();
+  const int me = g.me();
+  const int left = g.rank((me - 1 + n) % n);
+  const int right = g.rank((me + 1) % n);
+  for (int i = 0; i < n - 1; ++i) {
+    const int out = g.rank((me - i + n) % n);
+    const int in = g.rank((me - i - 1 + n) % n);
+    Status s = exchange(p2p, right, recvbuf + offset(out), length(out), left,
+                        recvbuf + offset(in), length(in), tg);
+    if (s != Status::ok) return s;
+  }
+  return Status::ok;
+}
+
+}  // namespace
+
+Status allgather(const View& view, P2P& p2p, const void* sendbuf, std::size_t block,
+                 void* recvbuf) {
+  Group g;
+  if (Status s = Group::make(view, &g); s != Status::ok) return s;
+  auto* out = bytes_of(recvbuf);
+  if (!is_in_place(sendbuf)) {
+    copy_bytes(out + static_cast<std::size_t>(view.my_rank) * block, sendbuf, block);
+  }
+  const int n = g.size();
+  if (n == 1 || block == 0) return Status::ok;
+  if (static_cast<std::size_t>(n) * block >= tuning().allgather_large) {
+    return ring(
+        g, p2p, out, [block](int c) { return static_cast<std::size_t>(c) * block; },
+        [block](int) { return block; }, tag::allgather);
+  }
+  return allgather_bruck(g, p2p, block, out);
+}
+
+Status allgatherv(const View& view, P2P& p2p, const void* sendbuf, void* recvbuf,
+                  const std::size_t* counts, const std::size_t* displs) {
+  Group g;
+  if (Status s = Group::make(view, &g); s != Status::ok) return s;
+  auto* out = bytes_of(recvbuf);
+  if (!is_in_place(sendbuf)) copy_bytes(out + displs[view.my_rank], sendbuf, counts[view.my_rank]);
+  if (g.size() == 1) return Status::ok;
+  return ring(
+      g, p2p, out, [displs](int c) { return displs[c]; }, [counts](int c) { return counts[c]; },
+      tag::allgatherv);
+}
+
+}  // namespace ftmpi::coll

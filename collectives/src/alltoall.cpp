@@ -1,0 +1,121 @@
+// Alltoall and alltoallv. Short blocks: every receive and send posted at once, so the P2P
+// layer overlaps them all (MPICH's medium algorithm; starting at my right neighbour spreads
+// the load). Long blocks (FTMPI_COLL_ALLTOALL_LARGE): pairwise exchange, one partner per step,
+// which bounds outstanding traffic and keeps every member busy; partners are me XOR i when
+// n is a power of two (symmetric pairs), me +/- i otherwise.
+// Zero-byte blocks are skipped; sender and receiver agree on the size (MPI's rule), so they
+// skip the same messages. Both variants share the two schedules through a block layout.
+#include <vector>
+
+#include "ftmpi/coll/tuning.h"
+#include "group.h"
+#include "scratch.h"
+
+namespace ftmpi::coll {
+
+using namespace detail;
+
+namespace {
+
+// Where the block for/from communicator rank c lives.
+struct Layout {
+  const unsigned char* send;
+  const std::size_t* scount;
+  const std::size_t* sdispl;
+  unsigned char* recv;
+  const std::size_t* rcount;
+  const std::size_t* rdispl;
+};
+
+Status post_all(const Group& g, P2P& p2p, const Layout& l, int tg) {
+  const int n = g.size();
+  const int me = g.me();
+  Requests reqs(p2p);
+  for (int i = 1; i < n; ++i) {
+    const int c = g.rank((me - i + n) % n);
+    if (l.rcount[c] == 0) continue;
+    if (Status s = reqs.recv(c, l.recv + l.rdispl[c], l.rcount[c], tg); s != Status::ok) return s;
+  }
+  for (int i = 1; i < n; ++i) {
+    const int c = g.rank((me + i) % n);
+    if (l.scount[c] == 0) continue;
+    if (Status s = reqs.send(c, l.send + l.sdispl[c], l.scount[c], tg); s != Status::ok) return s;
+  }
+  return reqs.wait();
+}
+
+Status pairwise(const Group& g, P2P& p2p, const Layout& l, int tg) {
+  const int n = g.size();
+  const int me = g.me();
+  const bool pof2 = (n & (n - 1)) == 0;
+  for (int i = 1; i < n; ++i) {
+    const int dst = g.rank(pof2 ? (me ^ i) : (me + i) % n);
+    const int src = g.rank(pof2 ? (me ^ i) : (me - i + n) % n);
+    Status s = exchange(p2p, dst, l.send + l.sdispl[dst], l.scount[dst], src,
+                        l.recv + l.rdispl[src], l.rcount[src], tg);
+    if (s != Status::ok) return s;
+  }
+  return Status::ok;
+}
+
+Status run(const Group& g, P2P& p2p, const Layout& l, int my_rank, bool long_blocks, int tg) {
+  copy_bytes(l.recv + l.rdispl[my_rank], l.send + l.sdispl[my_rank], l.rcount[my_rank]);
+  if (g.size() == 1) return Status::ok;
+  return long_blocks ? pairwise(g, p2p, l, tg) : post_all(g, p2p, l, tg);
+}
+
+}  // namespace
+
+Status alltoall(const View& view, P2P& p2p, const void* sendbuf, std::size_t block,
+                void* recvbuf) {
+  Group g;
+  if (Status s = Group::make(view, &g); s != Status::ok) return s;
+  if (block == 0) return Status::ok;
+  const std::size_t total = static_cast<std::size_t>(view.comm_size) * block;
+  // In place: send from a copy of recvbuf (only members' slots matter, gaps are never sent).
+  Scratch copy(is_in_place(sendbuf) ? total : 0);
+  if (is_in_place(sendbuf)) {
+    for (int v = 0; v < g.size(); ++v) {
+      const std::size_t at = static_cast<std::size_t>(g.rank(v)) * block;
+      copy_bytes(copy.data() + at, bytes_of(recvbuf) + at, block);
+    }
+    sendbuf = copy.data();
+  }
+  // Uniform blocks expressed as counts/displacements, so one schedule serves both variants.
+  std::vector<std::size_t> counts(view.comm_size, block), displs(view.comm_size);
+  for (int c = 0; c < view.comm_size; ++c) displs[c] = static_cast<std::size_t>(c) * block;
+  const Layout l{bytes_of(sendbuf), counts.data(), displs.data(),
+                 bytes_of(recvbuf), counts.data(), displs.data()};
+  return run(g, p2p, l, view.my_rank, block >= tuning().alltoall_large, tag::alltoall);
+}
+
+Status alltoallv(const View& view, P2P& p2p, const void* sendbuf, const std::size_t* sendcounts,
+                 const std::size_t* sdispls, void* recvbuf, const std::size_t* recvcounts,
+                 const std::size_t* rdispls) {
+  Group g;
+  if (Status s = Group::make(view, &g); s != Status::ok) return s;
+  std::size_t extent = 0;  // bytes of recvbuf the members' blocks span
+  std::size_t sent = 0;
+  for (int v = 0; v < g.size(); ++v) {
+    const int c = g.rank(v);
+    extent = std::max(extent, rdispls[c] + recvcounts[c]);
+    sent += is_in_place(sendbuf) ? recvcounts[c] : sendcounts[c];
+  }
+  Scratch copy(is_in_place(sendbuf) ? extent : 0);
+  if (is_in_place(sendbuf)) {
+    for (int v = 0; v < g.size(); ++v) {
+      const int c = g.rank(v);
+      copy_bytes(copy.data() + rdispls[c], bytes_of(recvbuf) + rdispls[c], recvcounts[c]);
+    }
+    sendbuf = copy.data();
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+  }
+  const Layout l{bytes_of(sendbuf), sendcounts, sdispls, bytes_of(recvbuf), recvcounts, rdispls};
+  // Block sizes differ per member, so each picks its schedule from its own average; the
+  // schedules use the same tag and pair the same messages, so mixing them is safe.
+  const bool long_blocks = sent / g.size() >= tuning().alltoall_large;
+  return run(g, p2p, l, view.my_rank, long_blocks, tag::alltoallv);
+}
+
+}  // namespace ftmpi::coll

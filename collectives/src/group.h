@@ -1,0 +1,142 @@
+// Private helpers shared by the algorithms: the participants in "virtual rank" space, the tags
+// each collective uses on the collective context, a request list that is always completed,
+// and small inline helpers for byte buffers.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "ftmpi/coll/collectives.h"
+#include "ftmpi/coll/p2p.h"
+
+namespace ftmpi::coll::detail {
+
+// One tag per collective. The context is private to collectives and MPI orders collectives
+// per communicator, so FIFO matching per (source, tag) would already pair messages
+// correctly; distinct tags make a protocol slip show up as a hang in one test, not as data
+// silently delivered to the wrong collective.
+namespace tag {
+constexpr int barrier = 1;
+constexpr int bcast = 2;
+constexpr int reduce = 3;
+constexpr int allreduce = 4;
+constexpr int reduce_scatter = 5;
+constexpr int scan = 6;
+constexpr int gather = 7;
+constexpr int gatherv = 8;
+constexpr int scatter = 9;
+constexpr int scatterv = 10;
+constexpr int allgather = 11;
+constexpr int allgatherv = 12;
+constexpr int alltoall = 13;
+constexpr int alltoallv = 14;
+}  // namespace tag
+
+// Participants as 0..size()-1 in the order of View::members (ascending communicator ranks),
+// so every algorithm is written once for contiguous ranks and a BLANK communicator's gaps
+// simply do not exist for it.
+class Group {
+ public:
+  // Status::invalid when the view is empty or my_rank is not one of its members.
+  static Status make(const View& view, Group* out);
+
+  int size() const { return size_; }
+  int me() const { return me_; }
+  int rank(int vrank) const { return (*members_)[vrank]; }  // communicator rank
+  int vrank_of(int comm_rank) const;                      // -1 when not a member
+  // Members are exactly 0..comm_size-1, so virtual and communicator ranks coincide.
+  bool dense() const { return dense_; }
+
+ private:
+  const std::vector<int>* members_ = nullptr;
+  int size_ = 0;
+  int me_ = -1;
+  bool dense_ = false;
+};
+
+// Largest power of two <= n (n >= 1).
+inline int floor_pow2(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+// Requests posted in one step of an algorithm. wait() completes them all; the destructor
+// completes whatever is still posted when an error path returns early, so no receive can
+// land in a scratch buffer after the algorithm has given it back. The P2P contract (after
+// a failure every outstanding operation fails) keeps that final wait short.
+class Requests {
+ public:
+  explicit Requests(P2P& p2p) : p2p_(p2p) {}
+  Requests(const Requests&) = delete;
+  Requests& operator=(const Requests&) = delete;
+  ~Requests() {
+    if (count_ > 0) (void)p2p_.waitall(ids(), count_);
+  }
+
+  Status send(int peer, const void* buf, std::size_t bytes, int tag) {
+    RequestId r;
+    Status s = p2p_.isend(peer, buf, bytes, tag, &r);
+    if (s == Status::ok) push(r);
+    return s;
+  }
+  Status recv(int peer, void* buf, std::size_t bytes, int tag) {
+    RequestId r;
+    Status s = p2p_.irecv(peer, buf, bytes, tag, &r);
+    if (s == Status::ok) push(r);
+    return s;
+  }
+  Status wait() {
+    if (count_ == 0) return Status::ok;
+    Status s = p2p_.waitall(ids(), count_);
+    count_ = 0;
+    spill_.clear();
+    return s;
+  }
+
+ private:
+  static constexpr int kInline = 8;  // enough for every tree and ring step without malloc
+  RequestId* ids() { return spill_.empty() ? inline_ : spill_.data(); }
+  void push(RequestId r) {
+    if (spill_.empty() && count_ < kInline) {
+      inline_[count_++] = r;
+      return;
+    }
+    if (spill_.empty()) spill_.assign(inline_, inline_ + count_);
+    spill_.push_back(r);
+    ++count_;
+  }
+
+  P2P& p2p_;
+  RequestId inline_[kInline];
+  std::vector<RequestId> spill_;
+  int count_ = 0;
+};
+
+// Exchange with one peer per step (rings, recursive doubling, pairwise exchange). Zero-byte
+// halves are skipped: both ends compute the same sizes, so they skip consistently.
+inline Status exchange(P2P& p2p, int dst, const void* sbuf, std::size_t sbytes, int src,
+                       void* rbuf, std::size_t rbytes, int tag) {
+  Requests reqs(p2p);
+  Status s = Status::ok;
+  if (rbytes > 0) s = reqs.recv(src, rbuf, rbytes, tag);
+  if (s == Status::ok && sbytes > 0) s = reqs.send(dst, sbuf, sbytes, tag);
+  if (s != Status::ok) return s;
+  return reqs.wait();
+}
+
+inline unsigned char* bytes_of(void* p) { return static_cast<unsigned char*>(p); }
+inline const unsigned char* bytes_of(const void* p) {
+  return static_cast<const unsigned char*>(p);
+}
+inline bool is_in_place(const void* p) { return p == in_place; }
+
+// memmove, not memcpy: MPI forbids aliased send and receive buffers, but a user who passes
+// them anyway should get a defined (if useless) result rather than undefined behaviour.
+inline void copy_bytes(void* dst, const void* src, std::size_t n) {
+  if (n > 0 && dst != src) std::memmove(dst, src, n);
+}
+
+}  // namespace ftmpi::coll::detail

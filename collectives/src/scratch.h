@@ -1,0 +1,26 @@
+// Temporary buffers for the algorithms (partial results, blocks in tree order). Large
+// collectives would otherwise malloc and free megabytes per call, and glibc serves those
+// with fresh mmap'ed pages, so every call would pay page faults; a few buffers per thread
+// are kept instead and reused.
+#pragma once
+
+#include <cstddef>
+
+namespace ftmpi::coll::detail {
+
+class Scratch {
+ public:
+  explicit Scratch(std::size_t bytes);
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  unsigned char* data() { return data_; }
+
+ private:
+  unsigned char* data_ = nullptr;
+  int slot_ = -1;  // index in the thread's cache, -1 when heap-owned by this object
+  alignas(16) unsigned char inline_[128];  // small messages: no allocation at all
+};
+
+}  // namespace ftmpi::coll::detail

@@ -1,0 +1,24 @@
+// The thresholds come from the environment, read once. Runs as its own process with the
+// variables set by ctest (see CMakeLists.txt), so nothing has read them before.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "ftmpi/coll/tuning.h"
+
+using namespace ftmpi::coll;
+
+TEST_CASE("thresholds are read from the environment with size suffixes", "[tuning]") {
+  const Tuning defaults;
+  const Tuning& t = tuning();
+  CHECK(t.bcast_large == 4096);                        // plain number
+  CHECK(t.bcast_pipeline == std::size_t{2} << 20);     // 2M
+  CHECK(t.bcast_segment == std::size_t{64} << 10);     // 64k
+  CHECK(t.allreduce_large == std::size_t{1} << 30);    // 1G
+  CHECK(t.alltoall_large == defaults.alltoall_large);  // "12x": malformed, default kept
+  CHECK(t.gather_large == defaults.gather_large);      // "-5": negative, default kept
+  CHECK(t.scatter_large == defaults.scatter_large);    // unset
+  // Read once: later changes of the environment do not matter.
+  setenv("FTMPI_COLL_BCAST_LARGE", "1", 1);
+  CHECK(tuning().bcast_large == 4096);
+}
