@@ -1,0 +1,191 @@
+// Start-up, dispatch and shutdown of ftmpid.
+#include "daemon.h"
+
+#include <ftw.h>
+#include <sys/prctl.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "ftmpi_proto/auth_token.h"
+#include "ftmpi_proto/messages.h"
+#include "ftmpi_proto/unix_socket.h"
+#include "log.h"
+
+namespace ftmpi::daemon {
+
+namespace {
+
+constexpr auto kPrivateIdleLimit = std::chrono::seconds(30);  // launcher never showed up
+constexpr auto kShutdownLimit = std::chrono::seconds(3);
+
+std::string dir_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return remove(path); }
+
+}  // namespace
+
+Daemon::~Daemon() {
+    jobs_.reset();
+    control_.reset();
+    if (pmix_) pmix_->finalize();
+    remove_run_files();
+}
+
+Status Daemon::start(std::string& why) {
+    // Signals first: PMIx_server_init starts threads, which must inherit the blocked mask.
+    if (!signals_.open() || !loop_.ok() || !upcalls_.ok()) {
+        why = std::string("cannot set up the event loop: ") + std::strerror(errno);
+        return Status::system_error;
+    }
+    // Orphans of the ranks (things they forked) become our children, so the daemon reaps them
+    // instead of leaving zombies to a container's init that may never reap.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const std::string dir = dir_of(opts_.socket_path);
+    if (proto::ensure_private_dir(dir, why) != proto::ProtoStatus::ok) return Status::system_error;
+
+    std::string token;
+    token_path_ = proto::token_path_for_socket(opts_.socket_path);
+    if (proto::token_generate(token) != proto::ProtoStatus::ok) {
+        why = "cannot generate the daemon token";
+        return Status::system_error;
+    }
+    pmix_tmpdir_ = dir + "/pmix-" + std::to_string(getpid());
+    if (proto::ensure_private_dir(pmix_tmpdir_, why) != proto::ProtoStatus::ok) return Status::system_error;
+
+    if (!binder_.init()) FTMPID_WARN("hwloc topology unavailable; ranks will not be bound to cores");
+    pmix_ = std::make_unique<PmixHost>(upcalls_);
+    if (Status st = pmix_->init(pmix_tmpdir_, why); st != Status::ok) return st;
+
+    control_ = std::make_unique<ControlServer>(loop_, token);
+    jobs_ = std::make_unique<JobSupervisor>(loop_, *pmix_, binder_, *control_, signals_.blocked(), opts_.bind_cores);
+    control_->set_handlers({
+        [this](std::uint64_t c, proto::Frame&& f) { on_control_frame(c, std::move(f)); },
+        [this](std::uint64_t c) {
+            jobs_->client_gone(c);
+            check_private_exit();
+        },
+        [this](std::uint64_t c) { jobs_->client_drained(c); },
+    });
+    jobs_->set_on_job_finished([this] { check_private_exit(); });
+
+    // The token must exist before the socket accepts anyone, or a fast client could race it.
+    if (proto::token_write(token_path_, token) != proto::ProtoStatus::ok) {
+        why = "cannot write " + token_path_;
+        return Status::system_error;
+    }
+    if (Status st = control_->listen(opts_.socket_path, why); st != Status::ok) return st;
+    listening_ = true;
+
+    loop_.add_fd(signals_.fd(), EPOLLIN, [this](std::uint32_t) { on_signals(); });
+    loop_.add_fd(upcalls_.fd(), EPOLLIN, [this](std::uint32_t) {
+        for (Upcall& u : upcalls_.drain()) jobs_->handle_upcall(u);
+    });
+    if (opts_.private_mode) {
+        loop_.add_timer(kPrivateIdleLimit, [this] {
+            if (!control_->ever_authenticated()) begin_shutdown("no launcher connected");
+        });
+    }
+    return Status::ok;
+}
+
+int Daemon::run() {
+    std::string why;
+    Status st = start(why);
+    if (opts_.ready_fd >= 0) {
+        std::string msg = st == Status::ok ? "ready\n" : "error: " + why + "\n";
+        ssize_t ignored = write(opts_.ready_fd, msg.data(), msg.size());
+        (void)ignored;
+        close(opts_.ready_fd);
+    }
+    if (st != Status::ok) {
+        FTMPID_ERROR("%s", why.c_str());
+        return 1;
+    }
+    FTMPID_INFO("listening on %s%s", opts_.socket_path.c_str(), opts_.private_mode ? " (private)" : "");
+    return loop_.run() ? 0 : 1;
+}
+
+void Daemon::on_signals() {
+    for (int sig : signals_.read_pending()) {
+        if (sig == SIGCHLD) {
+            jobs_->reap_children();
+        } else if (sig == SIGHUP) {
+            FTMPID_INFO("SIGHUP ignored");
+        } else {
+            begin_shutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        }
+    }
+}
+
+void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
+    switch (static_cast<proto::MsgType>(f.type)) {
+        case proto::MsgType::launch_job: {
+            proto::LaunchJob m;
+            if (proto::decode(f, m) != proto::ProtoStatus::ok) break;
+            if (shutting_down_) {
+                proto::ErrorReply err{"the daemon is shutting down"};
+                control_->send(client, proto::encode(err));
+                control_->close_after_flush(client);
+                return;
+            }
+            jobs_->launch(client, std::move(m));
+            return;
+        }
+        case proto::MsgType::kill_job: {
+            proto::KillJob m;
+            if (proto::decode(f, m) != proto::ProtoStatus::ok) break;
+            jobs_->kill_request(client, m.reason);
+            return;
+        }
+        default:
+            // Newer clients may send messages this daemon does not know; skip them.
+            FTMPID_WARN("client %llu: ignoring unsupported message type 0x%04x",
+                        static_cast<unsigned long long>(client), f.type);
+            return;
+    }
+    FTMPID_WARN("client %llu: malformed %s message", static_cast<unsigned long long>(client),
+                proto::to_string(static_cast<proto::MsgType>(f.type)));
+    proto::ErrorReply err{"malformed message"};
+    control_->send(client, proto::encode(err));
+    control_->close_after_flush(client);
+}
+
+void Daemon::check_private_exit() {
+    // Stop only once the launchers have received their job_ended (connections close after it).
+    if (shutting_down_ && jobs_->job_count() == 0 && control_->connection_count() == 0) {
+        loop_.stop();
+        return;
+    }
+    // A private daemon serves exactly one launcher: once it has been served and gone, exit.
+    if (opts_.private_mode && control_->ever_authenticated() && jobs_->job_count() == 0 &&
+        control_->connection_count() == 0)
+        loop_.stop();
+}
+
+void Daemon::begin_shutdown(const char* why) {
+    if (shutting_down_) return;
+    shutting_down_ = true;
+    FTMPID_INFO("shutting down (%s)", why);
+    jobs_->shutdown_all();
+    loop_.add_timer(kShutdownLimit, [this] { loop_.stop(); });
+    check_private_exit();
+}
+
+void Daemon::remove_run_files() {
+    if (listening_) {
+        unlink(opts_.socket_path.c_str());
+        listening_ = false;
+    }
+    if (!token_path_.empty()) unlink(token_path_.c_str());
+    if (!pmix_tmpdir_.empty()) nftw(pmix_tmpdir_.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    // A private daemon's directory was made for it alone.
+    if (opts_.private_mode) rmdir(dir_of(opts_.socket_path).c_str());
+}
+
+}  // namespace ftmpi::daemon

@@ -1,0 +1,55 @@
+// ftmpid as a whole: wires the control socket, the signalfd, the PMIx upcall queue and the job
+// supervisor into one event loop, and owns the run directory (socket, token, PMIx tmpdir).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "control_server.h"
+#include "core_binder.h"
+#include "event_loop.h"
+#include "job_supervisor.h"
+#include "pmix_host.h"
+#include "signal_source.h"
+#include "upcall_queue.h"
+
+namespace ftmpi::daemon {
+
+struct DaemonOptions {
+    std::string socket_path;   // control socket; the token goes to "<socket>.token"
+    bool private_mode = false; // serve one launcher, exit when its job has ended
+    int ready_fd = -1;         // written "ready\n" once clients can connect, then closed
+    bool bind_cores = true;
+};
+
+class Daemon {
+public:
+    explicit Daemon(DaemonOptions opts) : opts_(std::move(opts)) {}
+    ~Daemon();
+
+    // Exit status for main(): 0 after a clean stop.
+    int run();
+
+private:
+    Status start(std::string& why);
+    void on_signals();
+    void on_control_frame(std::uint64_t client, proto::Frame&& f);
+    void check_private_exit();
+    void begin_shutdown(const char* why);
+    void remove_run_files();
+
+    DaemonOptions opts_;
+    EventLoop loop_;
+    SignalSource signals_;
+    UpcallQueue upcalls_;
+    CoreBinder binder_;
+    std::unique_ptr<PmixHost> pmix_;
+    std::unique_ptr<ControlServer> control_;
+    std::unique_ptr<JobSupervisor> jobs_;
+    std::string token_path_;
+    std::string pmix_tmpdir_;
+    bool shutting_down_ = false;
+    bool listening_ = false;
+};
+
+}  // namespace ftmpi::daemon

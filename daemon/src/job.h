@@ -1,0 +1,72 @@
+// One job's state on this host and the exit rules of daemon/README.md (SPEC 4.7).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ftmpi_proto/messages.h"
+
+namespace ftmpi::daemon {
+
+struct RankProc {
+    std::uint32_t rank = 0;
+    pid_t pid = -1;        // also its process group id
+    int out_fd = -1;       // -1 once closed (EOF)
+    int err_fd = -1;
+    bool connected = false;  // PMIx client_connected seen
+    bool finalized = false;  // PMIx client_finalized seen
+    bool exited = false;
+    int wait_status = 0;
+    bool failed = false;
+    std::uint64_t exit_time_ms = 0;
+};
+
+enum class JobPhase : std::uint8_t {
+    running,  // normal operation
+    killing,  // outcome decided; SIGTERM sent, SIGKILL pending
+};
+
+struct Job {
+    std::string id;             // PMIx namespace and FTMPI_JOBID
+    proto::LaunchJob spec;
+    std::uint64_t client = 0;   // control connection that launched it; 0 once gone
+    std::vector<RankProc> ranks;
+    JobPhase phase = JobPhase::running;
+    std::optional<proto::JobEnded> outcome;  // first decided outcome wins
+    std::optional<int> first_failure_code;  // non-ABORT modes: exit code if no rank survives
+    std::uint64_t kill_timer = 0;
+    std::uint64_t drain_timer = 0;
+    bool output_paused = false;
+
+    bool all_exited() const;
+    bool pipes_open() const;
+    RankProc* find_pid(pid_t pid);
+    // True while some rank other than `rank` has not exited (and can be told of a failure).
+    bool others_alive(std::uint32_t rank) const;
+};
+
+// A rank failed if it was killed by a signal, exited non-zero, or connected to PMIx and exited
+// without finalizing. A process that never connected and exited 0 (e.g. `hostname`) is fine.
+bool rank_failed(const RankProc& r);
+
+// mpirun's exit code when this rank's failure decides the job: its exit status, 128+signal for
+// a signal, 1 for a clean exit without PMIx_Finalize.
+int failure_exit_code(const RankProc& r);
+
+proto::RankExited describe_exit(const RankProc& r, bool job_continues);
+
+// Exit code when every rank has exited without an earlier decided outcome (non-ABORT modes or
+// no failure): 0 when at least one rank is still in the job, i.e. did not fail; a failed rank
+// is out of the job, and every rank that did not fail finalized and exited 0 by definition.
+int completed_exit_code(const Job& job);
+
+// Human-readable "rank 1 (pid 42) killed by signal 9 (Killed)" etc.
+std::string describe_failure(const RankProc& r);
+
+std::uint64_t wall_clock_ms();
+
+}  // namespace ftmpi::daemon

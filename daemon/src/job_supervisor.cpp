@@ -1,0 +1,374 @@
+#include <dirent.h>
+#include <cstring>
+// Job life cycle: launch, PMIx upcalls, exits, the exit rules, kill and clean-up.
+#include "job_supervisor.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <unordered_map>
+
+#include "log.h"
+#include "rank_launcher.h"
+
+namespace ftmpi::daemon {
+
+namespace {
+
+constexpr auto kKillGrace = std::chrono::milliseconds(500);   // SIGTERM -> SIGKILL
+constexpr auto kDrainGrace = std::chrono::milliseconds(1000); // last output after all exited
+constexpr std::uint32_t kMaxRanks = 65535;                    // PMIx local ranks are 16 bits
+
+// Signals the whole process group first, so that whatever a rank forked dies with it.
+void signal_rank(const RankProc& r, int sig) {
+    if (r.pid <= 0) return;
+    if (kill(-r.pid, sig) != 0 && !r.exited) kill(r.pid, sig);
+}
+
+bool is_reserved_env(const std::string& entry) {
+    // Another launcher's PMIx variables would point the client at the wrong server. MCA
+    // settings are the user's tuning and pass through.
+    if (entry.compare(0, 5, "PMIX_") == 0 && entry.compare(0, 9, "PMIX_MCA_") != 0) return true;
+    for (const char* name : {"FTMPI_JOBID=", "FTMPI_NPROCS=", "FTMPI_RANK=", "FTMPI_LOCAL_RANK=",
+                             "FTMPI_COMM_MODE=", "FTMPI_MSG_MODE="}) {
+        if (entry.compare(0, std::char_traits<char>::length(name), name) == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+JobSupervisor::JobSupervisor(EventLoop& loop, PmixHost& pmix, const CoreBinder& binder, ControlServer& control,
+                             const sigset_t& blocked_signals, bool bind_cores)
+    : loop_(loop), pmix_(pmix), binder_(binder), control_(control), blocked_signals_(blocked_signals),
+      bind_cores_(bind_cores) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    hostname_ = host;
+}
+
+JobSupervisor::~JobSupervisor() {
+    // Last resort if the daemon stops with jobs alive: nothing of theirs may survive it.
+    for (auto& [id, job] : jobs_)
+        for (auto& r : job->ranks) signal_rank(r, SIGKILL);
+}
+
+Job* JobSupervisor::job_by_id(const std::string& id) {
+    auto it = jobs_.find(id);
+    return it == jobs_.end() ? nullptr : it->second.get();
+}
+
+Job* JobSupervisor::job_for_client(std::uint64_t client) {
+    for (auto& [id, job] : jobs_)
+        if (job->client == client) return job.get();
+    return nullptr;
+}
+
+void JobSupervisor::send_to_client(Job& job, std::vector<std::uint8_t> frame) {
+    if (job.client != 0) control_.send(job.client, std::move(frame));
+}
+
+void JobSupervisor::refuse_launch(std::uint64_t client, int exit_code, const std::string& why) {
+    FTMPID_WARN("launch refused: %s", why.c_str());
+    proto::JobEnded end;
+    end.exit_code = exit_code;
+    end.reason = proto::JobEndReason::launch_failed;
+    end.message = why;
+    control_.send(client, proto::encode(end));
+    control_.close_after_flush(client);
+}
+
+std::vector<std::string> JobSupervisor::build_env(const Job& job, std::uint32_t rank,
+                                                  const std::vector<std::string>& pmix_env) const {
+    std::vector<std::string> env;
+    std::unordered_map<std::string, std::size_t> index;
+    auto set = [&](const std::string& entry) {
+        std::string name = entry.substr(0, entry.find('='));
+        auto it = index.find(name);
+        if (it != index.end()) {
+            env[it->second] = entry;
+        } else {
+            index.emplace(name, env.size());
+            env.push_back(entry);
+        }
+    };
+    for (const auto& e : job.spec.env)
+        if (e.find('=') != std::string::npos && !is_reserved_env(e)) set(e);
+    set("FTMPI_JOBID=" + job.id);
+    set("FTMPI_NPROCS=" + std::to_string(job.spec.nprocs));
+    set("FTMPI_RANK=" + std::to_string(rank));
+    set("FTMPI_LOCAL_RANK=" + std::to_string(rank));
+    set(std::string("FTMPI_COMM_MODE=") + proto::to_string(job.spec.comm_mode));
+    set(std::string("FTMPI_MSG_MODE=") + proto::to_string(job.spec.msg_mode));
+    for (const auto& e : pmix_env) set(e);
+    return env;
+}
+
+void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
+    if (job_for_client(client) != nullptr) return refuse_launch(client, 1, "this connection already runs a job");
+    if (spec.argv.empty()) return refuse_launch(client, 1, "no program given");
+    if (spec.nprocs == 0 || spec.nprocs > kMaxRanks)
+        return refuse_launch(client, 1, "number of processes must be between 1 and 65535");
+    if (spec.cwd.empty()) spec.cwd = "/";
+    std::string why;
+    std::string exe = resolve_executable(spec.argv[0], spec.env, spec.cwd, why);
+    if (exe.empty()) return refuse_launch(client, 127, why);
+
+    auto owned = std::make_unique<Job>();
+    Job& job = *owned;
+    job.id = "ftmpi-" + std::to_string(getpid()) + "-" + std::to_string(next_job_seq_++);
+    job.client = client;
+    job.spec = std::move(spec);
+    if (pmix_.register_job(job.id, job.spec.nprocs, hostname_, why) != Status::ok)
+        return refuse_launch(client, 1, why);
+    jobs_.emplace(job.id, std::move(owned));
+    FTMPID_INFO("job %s: %u x %s (comm mode %s, msg mode %s)", job.id.c_str(), job.spec.nprocs, exe.c_str(),
+                proto::to_string(job.spec.comm_mode), proto::to_string(job.spec.msg_mode));
+
+    job.ranks.resize(job.spec.nprocs);
+    proto::JobStarted started;
+    started.jobid = job.id;
+    for (std::uint32_t r = 0; r < job.spec.nprocs; ++r) {
+        RankProc& rank = job.ranks[r];
+        rank.rank = r;
+        RankLaunchPlan plan;
+        std::vector<std::string> pmix_env;
+        Status st = pmix_.prepare_client(job.id, r, getuid(), getgid(), pmix_env, why);
+        SpawnedRank spawned;
+        if (st == Status::ok) {
+            plan.executable = exe;
+            plan.argv = job.spec.argv;
+            plan.env = build_env(job, r, pmix_env);
+            plan.cwd = job.spec.cwd;
+            plan.unblock = blocked_signals_;
+            plan.bind = bind_cores_ && binder_.cpu_set_for(r, plan.cpus);
+            st = spawn_rank(plan, spawned, why);
+        }
+        if (st != Status::ok) {
+            // Ranks already started are killed; the ones never started count as exited.
+            for (std::uint32_t k = r; k < job.spec.nprocs; ++k) job.ranks[k].exited = true;
+            proto::JobEnded end;
+            end.exit_code = 1;
+            end.reason = proto::JobEndReason::launch_failed;
+            end.message = "cannot start rank " + std::to_string(r) + ": " + why;
+            FTMPID_WARN("job %s: %s", job.id.c_str(), end.message.c_str());
+            start_kill(job, std::move(end));
+            return;
+        }
+        rank.pid = spawned.pid;
+        rank.out_fd = spawned.out_fd;
+        rank.err_fd = spawned.err_fd;
+        job_of_pid_[rank.pid] = job.id;
+        watch_pipes(job, rank);
+        started.pids.push_back(rank.pid);
+    }
+    send_to_client(job, proto::encode(started));
+}
+
+void JobSupervisor::kill_request(std::uint64_t client, proto::KillReason reason) {
+    Job* job = job_for_client(client);
+    if (job == nullptr) return;
+    proto::JobEnded end;
+    end.exit_code = 1;
+    end.reason = proto::JobEndReason::killed;
+    end.message = reason == proto::KillReason::timeout       ? "killed: time limit reached"
+                  : reason == proto::KillReason::user_signal ? "killed: launcher interrupted"
+                                                             : "killed on request";
+    start_kill(*job, std::move(end));
+}
+
+void JobSupervisor::client_gone(std::uint64_t client) {
+    Job* job = job_for_client(client);
+    if (job == nullptr) return;
+    job->client = 0;
+    // Nobody can receive the output or the result any more: end the job rather than let it run
+    // unsupervised.
+    proto::JobEnded end;
+    end.exit_code = 1;
+    end.reason = proto::JobEndReason::killed;
+    end.message = "launcher disconnected";
+    FTMPID_INFO("job %s: launcher disconnected, killing the job", job->id.c_str());
+    start_kill(*job, std::move(end));
+}
+
+// libfabric's shm provider names a process's region /dev/shm/<pid>:<ep>:<domain> and removes
+// it on a clean close only. A killed rank leaves it behind, PIDs are recycled, and a later
+// rank that lands on a stale region of its own PID hangs. Removing it at reap time, before the
+// PID can be handed out again, keeps /dev/shm clean.
+void remove_shm_regions(pid_t pid) {
+  std::string prefix = std::to_string(pid) + ":";
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return;
+  while (dirent* e = readdir(dir)) {
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) {
+      std::string path = std::string("/dev/shm/") + e->d_name;
+      unlink(path.c_str());
+    }
+  }
+  closedir(dir);
+}
+
+void JobSupervisor::reap_children() {
+    for (;;) {
+        int status = 0;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid < 0 && errno == EINTR) continue;
+        if (pid <= 0) return;
+        auto it = job_of_pid_.find(pid);
+        if (it == job_of_pid_.end()) continue;
+        std::string job_id = it->second;
+        job_of_pid_.erase(it);
+        Job* job = job_by_id(job_id);
+        RankProc* rank = job != nullptr ? job->find_pid(pid) : nullptr;
+        if (rank == nullptr || rank->exited) continue;
+        rank->exited = true;
+        remove_shm_regions(pid);
+        rank->wait_status = status;
+        rank->exit_time_ms = wall_clock_ms();
+        on_rank_exit(*job, *rank);
+    }
+}
+
+void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
+    // Relay what the rank wrote before it died, so its output precedes its exit report.
+    pump(job, rank, proto::OutputStream::out, 1 << 20);
+    pump(job, rank, proto::OutputStream::err, 1 << 20);
+    rank.failed = rank_failed(rank);
+    bool continues = false;
+    if (job.phase == JobPhase::running && rank.failed) {
+        FTMPID_INFO("job %s: %s", job.id.c_str(), describe_failure(rank).c_str());
+        if (job.spec.comm_mode == proto::CommMode::abort) {
+            proto::JobEnded end;
+            end.exit_code = failure_exit_code(rank);
+            end.reason = proto::JobEndReason::rank_failed;
+            end.message = describe_failure(rank);
+            send_to_client(job, proto::encode(describe_exit(rank, false)));
+            start_kill(job, std::move(end));
+            return;
+        }
+        if (!job.first_failure_code) job.first_failure_code = failure_exit_code(rank);
+        continues = job.others_alive(rank.rank);
+        if (continues) (void)pmix_.notify_proc_aborted(job.id, rank.rank);
+    } else if (job.phase == JobPhase::killing) {
+        rank.failed = false;  // we killed it; the job's outcome already says why
+    }
+    send_to_client(job, proto::encode(describe_exit(rank, continues)));
+    maybe_finish(job);
+}
+
+void JobSupervisor::handle_upcall(Upcall& u) {
+    Job* job = job_by_id(u.nspace);
+    RankProc* rank = (job != nullptr && u.rank < job->ranks.size()) ? &job->ranks[u.rank] : nullptr;
+    switch (u.kind) {
+        case UpcallKind::client_connected:
+            if (rank != nullptr) rank->connected = true;
+            u.complete(rank != nullptr ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
+            return;
+        case UpcallKind::client_finalized:
+            if (rank != nullptr) rank->finalized = true;
+            u.complete(PMIX_SUCCESS);
+            return;
+        case UpcallKind::fence:
+            // One host: the data PMIx collected locally is already everybody's data.
+            u.complete_with_data(PMIX_SUCCESS, std::move(u.data));
+            return;
+        case UpcallKind::direct_modex:
+            u.complete(PMIX_ERR_NOT_FOUND);  // no remote processes exist
+            return;
+        case UpcallKind::notify_event:
+            u.complete(PMIX_SUCCESS);
+            return;
+        case UpcallKind::abort:
+            u.complete(PMIX_SUCCESS);
+            if (job == nullptr || job->phase != JobPhase::running) return;
+            FTMPID_INFO("job %s: rank %u called abort(%d): %s", job->id.c_str(), u.rank, u.status, u.message.c_str());
+            proto::AbortRequested ab;
+            ab.rank = u.rank;
+            ab.code = u.status;
+            ab.message = u.message;
+            send_to_client(*job, proto::encode(ab));
+            proto::JobEnded end;
+            end.exit_code = u.status;
+            end.reason = proto::JobEndReason::aborted;
+            end.message = "rank " + std::to_string(u.rank) + " called MPI_Abort with code " + std::to_string(u.status);
+            start_kill(*job, std::move(end));
+            return;
+    }
+    u.complete(PMIX_ERR_NOT_SUPPORTED);
+}
+
+void JobSupervisor::start_kill(Job& job, proto::JobEnded outcome) {
+    if (job.phase == JobPhase::killing) return;
+    job.phase = JobPhase::killing;
+    job.outcome = std::move(outcome);
+    for (const auto& r : job.ranks)
+        if (!r.exited) signal_rank(r, SIGTERM);
+    std::string id = job.id;
+    job.kill_timer = loop_.add_timer(kKillGrace, [this, id] { escalate_kill(id); });
+    maybe_finish(job);
+}
+
+void JobSupervisor::escalate_kill(const std::string& job_id) {
+    Job* job = job_by_id(job_id);
+    if (job == nullptr) return;
+    job->kill_timer = 0;
+    for (const auto& r : job->ranks) signal_rank(r, SIGKILL);
+}
+
+void JobSupervisor::maybe_finish(Job& job) {
+    if (!job.all_exited()) return;
+    if (!job.pipes_open()) return finish(job.id);
+    if (job.drain_timer == 0) {
+        // Something the ranks forked may still hold their pipes; do not wait for it forever.
+        std::string id = job.id;
+        job.drain_timer = loop_.add_timer(kDrainGrace, [this, id] { finish(id); });
+    }
+}
+
+void JobSupervisor::finish(const std::string& job_id) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;
+    std::unique_ptr<Job> job = std::move(it->second);
+    jobs_.erase(it);
+    if (job->kill_timer != 0) loop_.cancel_timer(job->kill_timer);
+    if (job->drain_timer != 0) loop_.cancel_timer(job->drain_timer);
+    for (auto& r : job->ranks) {
+        signal_rank(r, SIGKILL);  // leftovers in the ranks' process groups
+        close_pipe(r, proto::OutputStream::out);
+        close_pipe(r, proto::OutputStream::err);
+        job_of_pid_.erase(r.pid);
+    }
+    proto::JobEnded end;
+    if (job->outcome) {
+        end = *job->outcome;
+    } else {
+        end.exit_code = completed_exit_code(*job);
+        end.reason = proto::JobEndReason::completed;
+    }
+    FTMPID_INFO("job %s ended: exit code %d%s%s", job->id.c_str(), end.exit_code, end.message.empty() ? "" : ", ",
+                end.message.c_str());
+    if (job->client != 0) {
+        control_.send(job->client, proto::encode(end));
+        control_.close_after_flush(job->client);
+    }
+    pmix_.deregister_job(job->id);
+    if (on_job_finished_) on_job_finished_();
+}
+
+void JobSupervisor::shutdown_all() {
+    std::vector<std::string> ids;
+    for (auto& [id, job] : jobs_) ids.push_back(id);
+    for (const auto& id : ids) {
+        Job* job = job_by_id(id);
+        if (job == nullptr) continue;
+        proto::JobEnded end;
+        end.exit_code = 1;
+        end.reason = proto::JobEndReason::daemon_shutdown;
+        end.message = "the daemon is shutting down";
+        start_kill(*job, std::move(end));
+    }
+}
+
+}  // namespace ftmpi::daemon

@@ -1,0 +1,77 @@
+// Runs jobs: launch through PMIx + fork/exec, output relay, exit tracking, the exit rules, and
+// killing. Called only from the event loop (control frames, SIGCHLD, PMIx upcalls, timers).
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "control_server.h"
+#include "core_binder.h"
+#include "event_loop.h"
+#include "job.h"
+#include "pmix_host.h"
+#include "upcall_queue.h"
+
+namespace ftmpi::daemon {
+
+class JobSupervisor {
+public:
+    JobSupervisor(EventLoop& loop, PmixHost& pmix, const CoreBinder& binder, ControlServer& control,
+                  const sigset_t& blocked_signals, bool bind_cores);
+    ~JobSupervisor();
+
+    void launch(std::uint64_t client, proto::LaunchJob spec);
+    void kill_request(std::uint64_t client, proto::KillReason reason);
+    void client_gone(std::uint64_t client);
+    void client_drained(std::uint64_t client);
+    void reap_children();  // after SIGCHLD
+    void handle_upcall(Upcall& u);
+    void shutdown_all();   // the daemon is stopping: kill every job
+
+    std::size_t job_count() const noexcept { return jobs_.size(); }
+    // Called after a job has ended and been removed.
+    void set_on_job_finished(std::function<void()> f) { on_job_finished_ = std::move(f); }
+
+private:
+    Job* job_by_id(const std::string& id);
+    Job* job_for_client(std::uint64_t client);
+    void send_to_client(Job& job, std::vector<std::uint8_t> frame);
+    void refuse_launch(std::uint64_t client, int exit_code, const std::string& why);
+    std::vector<std::string> build_env(const Job& job, std::uint32_t rank,
+                                       const std::vector<std::string>& pmix_env) const;
+
+    void on_rank_exit(Job& job, RankProc& rank);
+    void start_kill(Job& job, proto::JobEnded outcome);
+    void escalate_kill(const std::string& job_id);
+    void maybe_finish(Job& job);
+    void finish(const std::string& job_id);
+
+    // Output relay (job_output.cpp).
+    void watch_pipes(Job& job, RankProc& rank);
+    void on_pipe_readable(const std::string& job_id, std::uint32_t rank, proto::OutputStream stream);
+    // Reads what is available (at most `max_reads` reads); closes the pipe at EOF.
+    void pump(Job& job, RankProc& rank, proto::OutputStream stream, int max_reads);
+    void close_pipe(RankProc& rank, proto::OutputStream stream);
+    void pause_output(Job& job);
+    void resume_output(Job& job);
+
+    EventLoop& loop_;
+    PmixHost& pmix_;
+    const CoreBinder& binder_;
+    ControlServer& control_;
+    sigset_t blocked_signals_;
+    bool bind_cores_;
+    std::string hostname_;
+    std::uint64_t next_job_seq_ = 1;
+    std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;
+    std::unordered_map<pid_t, std::string> job_of_pid_;
+    std::function<void()> on_job_finished_;
+};
+
+}  // namespace ftmpi::daemon

@@ -1,0 +1,79 @@
+// ftmpid entry point: option parsing only; see daemon.h for what the daemon does.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "daemon.h"
+#include "ftmpi_proto/unix_socket.h"
+#include "log.h"
+
+namespace {
+
+void usage(FILE* out) {
+    std::fprintf(out,
+                 "usage: ftmpid [--socket PATH] [--private] [--ready-fd N] [--log FILE] [--no-bind] [--quiet|--verbose]\n"
+                 "  --socket PATH  control socket (default $FTMPI_DAEMON_SOCKET or /tmp/ftmpi-$UID/ftmpid.sock)\n"
+                 "  --private      serve one mpirun and exit when its job has ended\n"
+                 "  --ready-fd N   write \"ready\" to descriptor N once listening\n"
+                 "  --log FILE     append log lines to FILE instead of stderr\n"
+                 "  --no-bind      do not bind ranks to cores (also FTMPI_BIND=none)\n"
+                 "  --quiet        log errors only\n"
+                 "  --verbose      debug log lines\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ftmpi::daemon::DaemonOptions opts;
+    opts.socket_path = ftmpi::proto::default_socket_path();
+    if (const char* bind = std::getenv("FTMPI_BIND"); bind != nullptr && std::strcmp(bind, "none") == 0)
+        opts.bind_cores = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "ftmpid: %s needs a value\n", name);
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--socket") {
+            opts.socket_path = value("--socket");
+        } else if (a == "--private") {
+            opts.private_mode = true;
+        } else if (a == "--ready-fd") {
+            opts.ready_fd = std::atoi(value("--ready-fd"));
+        } else if (a == "--log") {
+            const char* path = value("--log");
+            if (!ftmpi::daemon::log_to_file(path)) {
+                std::fprintf(stderr, "ftmpid: cannot open log file %s\n", path);
+                return 2;
+            }
+        } else if (a == "--no-bind") {
+            opts.bind_cores = false;
+        } else if (a == "--quiet") {
+            ftmpi::daemon::log_set_quiet(true);
+        } else if (a == "--verbose") {
+            ftmpi::daemon::log_set_verbose(true);
+        } else if (a == "--help" || a == "-h") {
+            usage(stdout);
+            return 0;
+        } else if (a == "--version") {
+            std::printf("ftmpid (ftmpi) %s\n", FTMPI_VERSION);
+            return 0;
+        } else {
+            std::fprintf(stderr, "ftmpid: unknown option '%s'\n", a.c_str());
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (opts.socket_path.empty() || opts.socket_path[0] != '/') {
+        std::fprintf(stderr, "ftmpid: the socket path must be absolute\n");
+        return 2;
+    }
+    ftmpi::daemon::Daemon daemon(std::move(opts));
+    return daemon.run();
+}

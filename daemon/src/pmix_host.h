@@ -1,0 +1,46 @@
+// The daemon's side of PMIx: server initialisation, per-job registration, client set-up and
+// failure events. Module upcalls arrive through the UpcallQueue (pmix_module.cpp); everything
+// here is called from the loop thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "daemon_status.h"
+#include "upcall_queue.h"
+
+namespace ftmpi::daemon {
+
+class PmixHost {
+public:
+    explicit PmixHost(UpcallQueue& queue) : queue_(queue) {}
+    ~PmixHost();
+
+    // `tmpdir` must be a private directory; PMIx puts its rendezvous files there instead of
+    // the shared /tmp (matters when running as root or beside other PMIx servers).
+    Status init(const std::string& tmpdir, std::string& why);
+    void finalize();
+
+    // Registers the namespace with everything clients query (job/universe size, local peers,
+    // node map, and per-process rank/local rank/node rank/hostname).
+    Status register_job(const std::string& nspace, std::uint32_t nprocs, const std::string& hostname,
+                        std::string& why);
+    // Fills `env` (NAME=value) with the variables a client needs to find this server, and
+    // registers the client so that its connection is accepted.
+    Status prepare_client(const std::string& nspace, std::uint32_t rank, uid_t uid, gid_t gid,
+                          std::vector<std::string>& env, std::string& why);
+    void deregister_job(const std::string& nspace);
+
+    // Tells every other process of `nspace` that `dead_rank` died (PMIX_ERR_PROC_ABORTED with
+    // PMIX_EVENT_AFFECTED_PROC, range namespace).
+    Status notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank);
+
+private:
+    UpcallQueue& queue_;
+    bool initialized_ = false;
+};
+
+}  // namespace ftmpi::daemon

@@ -1,0 +1,117 @@
+// PMIx upcalls. These run on PMIx's progress thread, so each one only copies what it was given
+// into an Upcall and returns PMIX_SUCCESS, promising PMIx that the callback will be run later
+// (from the loop thread, by Upcall::complete).
+#include "pmix_module.h"
+
+#include <cstring>
+#include <utility>
+
+namespace ftmpi::daemon {
+
+namespace {
+
+UpcallQueue* g_queue = nullptr;
+
+// No exception may cross back into PMIx's C code. Copying can only fail for lack of memory;
+// reporting that makes PMIx fail the client's request instead of the daemon crashing.
+template <typename F>
+pmix_status_t guarded(F&& copy_and_queue) noexcept {
+    try {
+        g_queue->push(copy_and_queue());
+        return PMIX_SUCCESS;
+    } catch (...) {
+        return PMIX_ERR_NOMEM;
+    }
+}
+
+Upcall upcall_for(UpcallKind kind, const pmix_proc_t* proc, void* cbdata) {
+    Upcall u;
+    u.kind = kind;
+    u.cbdata = cbdata;
+    if (proc != nullptr) {
+        u.nspace.assign(proc->nspace, strnlen(proc->nspace, PMIX_MAX_NSLEN));
+        u.rank = proc->rank;
+    }
+    return u;
+}
+
+pmix_status_t on_client_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+    return guarded([&] {
+        Upcall u = upcall_for(UpcallKind::client_connected, proc, cbdata);
+        u.op_cb = cbfunc;
+        return u;
+    });
+}
+
+pmix_status_t on_client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+    return guarded([&] {
+        Upcall u = upcall_for(UpcallKind::client_finalized, proc, cbdata);
+        u.op_cb = cbfunc;
+        return u;
+    });
+}
+
+pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[], size_t,
+                       pmix_op_cbfunc_t cbfunc, void* cbdata) {
+    // The proc list is ignored on purpose: an MPI_Abort ends the whole job (SPEC 4.7).
+    return guarded([&] {
+        Upcall u = upcall_for(UpcallKind::abort, proc, cbdata);
+        u.status = status;
+        if (msg != nullptr) u.message = msg;
+        u.op_cb = cbfunc;
+        return u;
+    });
+}
+
+pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, char* data,
+                       size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+    // `data` belongs to PMIx and may be gone once we return: copy it now.
+    return guarded([&] {
+        Upcall u = upcall_for(UpcallKind::fence, nprocs > 0 ? &procs[0] : nullptr, cbdata);
+        if (data != nullptr && ndata > 0) u.data.assign(data, data + ndata);
+        u.modex_cb = cbfunc;
+        return u;
+    });
+}
+
+pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t, pmix_modex_cbfunc_t cbfunc,
+                              void* cbdata) {
+    return guarded([&] {
+        Upcall u = upcall_for(UpcallKind::direct_modex, proc, cbdata);
+        u.modex_cb = cbfunc;
+        return u;
+    });
+}
+
+pmix_status_t on_notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t, pmix_info_t[],
+                              size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+    // Local delivery is done by the PMIx library itself; with one host there is nobody further
+    // to forward to, so the loop only acknowledges it.
+    return guarded([&] {
+        Upcall u = upcall_for(UpcallKind::notify_event, source, cbdata);
+        u.status = code;
+        u.op_cb = cbfunc;
+        return u;
+    });
+}
+
+pmix_server_module_t g_module = [] {
+    pmix_server_module_t m;
+    std::memset(&m, 0, sizeof m);
+    m.client_connected = on_client_connected;
+    m.client_finalized = on_client_finalized;
+    m.abort = on_abort;
+    m.fence_nb = on_fence;
+    m.direct_modex = on_direct_modex;
+    m.notify_event = on_notify_event;
+    return m;
+}();
+
+}  // namespace
+
+pmix_server_module_t* pmix_module_bind(UpcallQueue* queue) {
+    g_queue = queue;
+    return &g_module;
+}
+
+}  // namespace ftmpi::daemon

@@ -1,0 +1,119 @@
+// Throws malformed, oversized, truncated and unauthenticated traffic at a running ftmpid and
+// checks that the daemon drops each such connection. The driver then checks that the daemon is
+// still alive and still runs jobs. Usage: proto_abuse <socket path>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ftmpi_proto/auth_token.h"
+#include "ftmpi_proto/messages.h"
+#include "ftmpi_proto/unix_socket.h"
+#include "ftmpi_proto/wire.h"
+
+using namespace ftmpi::proto;
+
+namespace {
+
+int g_failures = 0;
+
+std::vector<std::uint8_t> header(std::uint32_t magic, std::uint8_t version, std::uint16_t type, std::uint32_t len) {
+    WireWriter w;
+    w.u32(magic);
+    w.u8(version);
+    w.u8(0);
+    w.u16(type);
+    w.u32(len);
+    return w.bytes();
+}
+
+// True if the daemon closes the connection within 3 s (anything it sends first is skipped).
+bool closed_by_daemon(int fd) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < deadline) {
+        pollfd p{fd, POLLIN, 0};
+        if (poll(&p, 1, 100) <= 0) continue;
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) return true;
+    }
+    return false;
+}
+
+void expect_drop(const std::string& socket, const char* name, const std::vector<std::uint8_t>& bytes,
+                 bool half_close = false) {
+    int fd = -1;
+    if (unix_connect(socket, fd) != ProtoStatus::ok) {
+        std::printf("FAIL %s: cannot connect\n", name);
+        ++g_failures;
+        return;
+    }
+    (void)write_all(fd, bytes);
+    if (half_close) shutdown(fd, SHUT_WR);
+    bool dropped = closed_by_daemon(fd);
+    std::printf("%s %s\n", dropped ? "ok  " : "FAIL", name);
+    if (!dropped) ++g_failures;
+    close(fd);
+}
+
+std::vector<std::uint8_t> concat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: proto_abuse <socket>\n");
+        return 2;
+    }
+    const std::string socket = argv[1];
+    std::string token, why;
+    if (token_read(token_path_for_socket(socket), token, why) != ProtoStatus::ok) {
+        std::fprintf(stderr, "%s\n", why.c_str());
+        return 2;
+    }
+    const std::string http = "GET / HTTP/1.0\r\n\r\n";
+    expect_drop(socket, "garbage", std::vector<std::uint8_t>(http.begin(), http.end()));
+    expect_drop(socket, "oversized length", header(kFrameMagic, kProtocolVersion, 1, 0xFFFFFFFFu));
+    expect_drop(socket, "wrong version", header(kFrameMagic, 99, 1, 0));
+    expect_drop(socket, "truncated frame", concat(header(kFrameMagic, kProtocolVersion, 1, 100), {1, 2, 3}), true);
+
+    LaunchJob launch;
+    launch.argv = {"/bin/true"};
+    launch.nprocs = 1;
+    expect_drop(socket, "launch without hello", encode(launch));
+
+    Hello bad;
+    bad.token = std::string(token.size(), 'x');
+    expect_drop(socket, "wrong token", encode(bad));
+
+    // A hello whose string length points far past the payload.
+    WireWriter lying;
+    lying.u32(kProtocolVersion);
+    lying.u8(0);
+    lying.u32(0x7fffffffu);
+    expect_drop(socket, "hello with lying length", frame_encode(static_cast<std::uint16_t>(MsgType::hello), lying.bytes()));
+
+    // Authenticated, then an unknown type (must be skipped) and a launch whose list count lies.
+    Hello good;
+    good.token = token;
+    WireWriter bogus_launch;
+    bogus_launch.u32(0x40000000u);  // argv count no payload could hold
+    auto authed_garbage = concat(encode(good), frame_encode(0x7777, {1, 2, 3}));
+    authed_garbage = concat(authed_garbage, frame_encode(static_cast<std::uint16_t>(MsgType::launch_job), bogus_launch.bytes()));
+    expect_drop(socket, "authenticated malformed launch", authed_garbage);
+
+    // Random bytes after a valid hello break framing.
+    std::vector<std::uint8_t> noise(4096);
+    for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<std::uint8_t>((i * 2654435761u) >> 13);
+    expect_drop(socket, "authenticated noise", concat(encode(good), noise));
+
+    std::printf("%d failure(s)\n", g_failures);
+    return g_failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,189 @@
+// Finding, starting and authenticating to ftmpid.
+#include "daemon_link.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "ftmpi_proto/auth_token.h"
+#include "ftmpi_proto/messages.h"
+#include "ftmpi_proto/unix_socket.h"
+
+namespace ftmpi::mpirun {
+
+namespace {
+
+constexpr auto kHandshakeTimeout = std::chrono::seconds(5);
+constexpr int kStartupTimeoutMs = 15000;
+
+std::string own_directory() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return ".";
+    std::string path(buf, static_cast<std::size_t>(n));
+    return path.substr(0, path.rfind('/'));
+}
+
+// Reads the daemon's one-line start-up verdict from the ready pipe.
+std::string read_ready_line(int fd) {
+    std::string line;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStartupTimeoutMs);
+    while (line.find('\n') == std::string::npos) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return "error: the daemon did not start within 15 s";
+        pollfd p{fd, POLLIN, 0};
+        int rc = poll(&p, 1, static_cast<int>(left.count()));
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc <= 0) continue;
+        char buf[512];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return line.empty() ? "error: the daemon exited during start-up" : line;
+        line.append(buf, static_cast<std::size_t>(n));
+    }
+    return line.substr(0, line.find('\n'));
+}
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return remove(path); }
+
+}  // namespace
+
+DaemonLink::~DaemonLink() { close_and_reap(); }
+
+LinkStatus DaemonLink::connect_or_start(std::string& why) {
+    std::string ignored;
+    if (try_connect(proto::default_socket_path(), ignored) == LinkStatus::ok) return LinkStatus::ok;
+    return start_private(why);
+}
+
+LinkStatus DaemonLink::try_connect(const std::string& socket_path, std::string& why) {
+    std::string token;
+    if (proto::token_read(proto::token_path_for_socket(socket_path), token, why) != proto::ProtoStatus::ok)
+        return LinkStatus::failed;
+    int fd = -1;
+    if (proto::unix_connect(socket_path, fd) != proto::ProtoStatus::ok) {
+        why = "cannot connect to " + socket_path + ": " + std::strerror(errno);
+        return LinkStatus::failed;
+    }
+    proto::Hello hello;
+    hello.token = token;
+    proto::Frame reply;
+    proto::HelloAck ack;
+    decoder_ = proto::FrameDecoder();
+    proto::ProtoStatus st = proto::write_all(fd, proto::encode(hello));
+    if (st == proto::ProtoStatus::ok) st = proto::read_frame(fd, decoder_, reply, kHandshakeTimeout);
+    if (st == proto::ProtoStatus::ok) st = proto::decode(reply, ack);
+    if (st != proto::ProtoStatus::ok) {
+        why = "daemon at " + socket_path + " refused the connection (" + proto::to_string(st) + ")";
+        close(fd);
+        return LinkStatus::failed;
+    }
+    fd_ = fd;
+    return LinkStatus::ok;
+}
+
+LinkStatus DaemonLink::start_private(std::string& why) {
+    const std::string base = "/tmp/ftmpi-" + std::to_string(geteuid());
+    if (proto::ensure_private_dir(base, why) != proto::ProtoStatus::ok) return LinkStatus::failed;
+    std::string dir_template = base + "/run-XXXXXX";
+    std::vector<char> dir(dir_template.begin(), dir_template.end());
+    dir.push_back('\0');
+    if (mkdtemp(dir.data()) == nullptr) {
+        why = "cannot create a private run directory under " + base + ": " + std::strerror(errno);
+        return LinkStatus::failed;
+    }
+    const std::string socket_path = std::string(dir.data()) + "/ftmpid.sock";
+    const std::string daemon = own_directory() + "/ftmpid";
+    if (access(daemon.c_str(), X_OK) != 0) {
+        rmdir(dir.data());
+        why = "no running daemon and cannot find " + daemon;
+        return LinkStatus::failed;
+    }
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0) {
+        why = std::string("pipe: ") + std::strerror(errno);
+        return LinkStatus::failed;
+    }
+    // Build argv before fork; only async-signal-safe calls happen in the child.
+    std::vector<std::string> args = {daemon, "--private", "--socket", socket_path, "--ready-fd", "3"};
+    if (const char* log = std::getenv("FTMPI_DAEMON_LOG"); log != nullptr && *log != '\0') {
+        args.emplace_back("--log");
+        args.emplace_back(log);
+        args.emplace_back("--verbose");
+    } else {
+        args.emplace_back("--quiet");  // the user's terminal is the daemon's stderr
+    }
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    pid_t pid = fork();
+    if (pid == 0) {
+        // Own session: a Ctrl-C at the terminal reaches mpirun, which ends the job in order;
+        // the daemon must not die first.
+        setsid();
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, nullptr);  // mpirun blocks signals for its signalfd
+        signal(SIGPIPE, SIG_DFL);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            dup2(devnull, STDOUT_FILENO);
+        }
+        dup2(ready[1], 3);  // dup2 clears close-on-exec on the copy
+        execv(daemon.c_str(), argv.data());
+        _exit(127);
+    }
+    close(ready[1]);
+    if (pid < 0) {
+        close(ready[0]);
+        why = std::string("fork: ") + std::strerror(errno);
+        return LinkStatus::failed;
+    }
+    private_pid_ = pid;
+    private_dir_ = dir.data();
+    std::string verdict = read_ready_line(ready[0]);
+    close(ready[0]);
+    if (verdict != "ready") {
+        why = "cannot start ftmpid: " + (verdict.rfind("error: ", 0) == 0 ? verdict.substr(7) : verdict);
+        kill(pid, SIGKILL);
+        close_and_reap();
+        return LinkStatus::failed;
+    }
+    return try_connect(socket_path, why);
+}
+
+void DaemonLink::close_and_reap() {
+    if (fd_ >= 0) {
+        close(fd_);
+        fd_ = -1;
+    }
+    if (private_pid_ <= 0) return;
+    // The daemon exits as soon as it sees us gone; give it a moment, then insist.
+    bool exited = false;
+    for (int i = 0; i < 300 && !exited; ++i) {
+        exited = waitpid(private_pid_, nullptr, WNOHANG) != 0;
+        if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!exited) {
+        kill(private_pid_, SIGKILL);
+        waitpid(private_pid_, nullptr, 0);
+    }
+    private_pid_ = -1;
+    // Normally the daemon removed it already; not if it crashed or was killed.
+    if (!private_dir_.empty()) nftw(private_dir_.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    private_dir_.clear();
+}
+
+}  // namespace ftmpi::mpirun

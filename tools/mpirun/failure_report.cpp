@@ -1,0 +1,57 @@
+// Formatting of failure reports.
+#include "failure_report.h"
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace ftmpi::mpirun {
+
+namespace {
+
+std::string clock_time(std::uint64_t ms) {
+    time_t secs = static_cast<time_t>(ms / 1000);
+    tm t{};
+    localtime_r(&secs, &t);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%02d:%02d:%02d.%03u", t.tm_hour, t.tm_min, t.tm_sec,
+                  static_cast<unsigned>(ms % 1000));
+    return buf;
+}
+
+const char* repair_of(proto::CommMode mode) {
+    switch (mode) {
+        case proto::CommMode::shrink: return "SHRINK: survivors renumbered without it";
+        case proto::CommMode::blank: return "BLANK: its rank is left as a gap";
+        // The daemon cannot respawn yet; say so rather than promise a replacement.
+        case proto::CommMode::rebuild: return "REBUILD: survivors notified; respawn not supported yet";
+        case proto::CommMode::rebuild_append: return "REBUILD_APPEND: survivors notified; respawn not supported yet";
+        default: return "ABORT";
+    }
+}
+
+}  // namespace
+
+std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode) {
+    std::string s = "ftmpi: rank " + std::to_string(m.rank) + " (pid " + std::to_string(m.pid) + ") ";
+    if (m.signaled) {
+        const char* name = strsignal(m.code);
+        s += "killed by signal " + std::to_string(m.code) + " (" + (name != nullptr ? name : "?") + ")";
+    } else if (m.code != 0) {
+        s += "exited with status " + std::to_string(m.code);
+    } else {
+        s += "exited without calling MPI_Finalize";
+    }
+    if (m.job_continues) {
+        s += " at " + clock_time(m.time_ms) + "; the job continues (" + repair_of(mode) + ")";
+    }
+    return s + "\n";
+}
+
+std::string format_abort(const proto::AbortRequested& m) {
+    std::string s = "ftmpi: rank " + std::to_string(m.rank) + " called MPI_Abort with code " + std::to_string(m.code);
+    if (!m.message.empty()) s += ": " + m.message;
+    return s + "\n";
+}
+
+}  // namespace ftmpi::mpirun

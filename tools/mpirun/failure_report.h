@@ -1,0 +1,17 @@
+// The lines mpirun prints on stderr when a rank fails (SPEC 4.7), e.g.
+//   ftmpi: rank 1 (pid 1234) killed by signal 9 (Killed)
+//   ftmpi: rank 1 (pid 1234) exited with status 3
+//   ftmpi: rank 1 (pid 1234) exited without calling MPI_Finalize
+// A failure the job survives (non-ABORT modes) also says when and how it is repaired.
+#pragma once
+
+#include <string>
+
+#include "ftmpi_proto/messages.h"
+
+namespace ftmpi::mpirun {
+
+std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode);
+std::string format_abort(const proto::AbortRequested& m);
+
+}  // namespace ftmpi::mpirun

@@ -1,0 +1,85 @@
+// mpirun / mpiexec: parse options, validate hosts, connect to (or start) ftmpid, run the job.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "daemon_link.h"
+#include "host_check.h"
+#include "job_monitor.h"
+#include "options.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr int kUsageExit = 2;
+
+int fail(const std::string& why, int code) {
+    std::fprintf(stderr, "ftmpi: %s\n", why.c_str());
+    return code;
+}
+
+// The whole environment, with -x VAR=value overrides applied (-x VAR is already in it).
+std::vector<std::string> job_environment(const ftmpi::mpirun::Options& opts) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+    for (const auto& [name, value] : opts.exports) {
+        if (!value) continue;
+        std::string prefix = name + "=";
+        bool replaced = false;
+        for (auto& e : env) {
+            if (e.compare(0, prefix.size(), prefix) == 0) {
+                e = prefix + *value;
+                replaced = true;
+            }
+        }
+        if (!replaced) env.push_back(prefix + *value);
+    }
+    return env;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace ftmpi;
+    const char* prog = argc > 0 ? argv[0] : "mpirun";
+    if (const char* slash = std::strrchr(prog, '/')) prog = slash + 1;
+
+    mpirun::Options opts;
+    std::string why;
+    if (mpirun::parse_options(argc, argv, opts, why) != mpirun::ParseStatus::ok) return fail(why, kUsageExit);
+    if (opts.help) {
+        mpirun::print_usage(prog);
+        return 0;
+    }
+    if (opts.version) {
+        std::printf("%s (ftmpi) %s\n", prog, FTMPI_VERSION);
+        return 0;
+    }
+    proto::LaunchJob launch;
+    if (mpirun::resolve_modes(opts, launch.comm_mode, launch.msg_mode, why) != mpirun::ParseStatus::ok)
+        return fail(why, kUsageExit);
+
+    std::uint32_t slots = 0;
+    if (mpirun::check_host_list(opts.hosts, slots, why) != mpirun::HostStatus::ok) return fail(why, kUsageExit);
+    if (!opts.hostfile.empty() &&
+        mpirun::check_hostfile(opts.hostfile, slots, why) != mpirun::HostStatus::ok)
+        return fail(why, kUsageExit);
+    // Oversubscription is allowed: -n may exceed the slots.
+    launch.nprocs = opts.nprocs ? *opts.nprocs : (slots > 0 ? slots : 1);
+
+    launch.argv = opts.program;
+    launch.env = job_environment(opts);
+    launch.tag_output = opts.tag_output;
+    char cwd[4096];
+    launch.cwd = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/";
+
+    mpirun::DaemonLink link;
+    mpirun::JobMonitor monitor(link, opts.timeout_s);  // takes over SIGINT/SIGTERM first
+    if (link.connect_or_start(why) != mpirun::LinkStatus::ok) return fail(why, 1);
+    int code = monitor.run(launch);
+    link.close_and_reap();
+    return code;
+}

@@ -1,0 +1,185 @@
+// Command-line parsing for mpirun. Accepts the spellings users bring from Open MPI and MPICH:
+// one or two dashes for long options, and "--opt value" or "--opt=value".
+#include "options.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ftmpi::mpirun {
+
+namespace {
+
+enum class Opt { nprocs, host, hostfile, export_var, comm_mode, msg_mode, tag_output, timeout, help, version, unknown };
+
+Opt lookup(const std::string& name) {
+    if (name == "n" || name == "np" || name == "c") return Opt::nprocs;
+    if (name == "host" || name == "H") return Opt::host;
+    if (name == "hostfile" || name == "machinefile") return Opt::hostfile;
+    if (name == "x") return Opt::export_var;
+    if (name == "comm-mode") return Opt::comm_mode;
+    if (name == "msg-mode") return Opt::msg_mode;
+    if (name == "tag-output") return Opt::tag_output;
+    if (name == "timeout") return Opt::timeout;
+    if (name == "help" || name == "h") return Opt::help;
+    if (name == "version" || name == "V") return Opt::version;
+    return Opt::unknown;
+}
+
+bool takes_value(Opt o) { return o != Opt::tag_output && o != Opt::help && o != Opt::version; }
+
+bool parse_count(const std::string& s, std::uint32_t& out) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return false;
+    out = static_cast<std::uint32_t>(std::strtoul(s.c_str(), nullptr, 10));
+    return out > 0;
+}
+
+bool parse_seconds(const std::string& s, double& out) {
+    char* end = nullptr;
+    errno = 0;
+    out = std::strtod(s.c_str(), &end);
+    return !s.empty() && errno == 0 && end != nullptr && *end == '\0' && out > 0 && out < 1e7;
+}
+
+}  // namespace
+
+ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why) {
+    int i = 1;
+    for (; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--") {
+            ++i;
+            break;
+        }
+        if (arg.size() < 2 || arg[0] != '-') break;  // the program starts here
+        std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+        std::optional<std::string> value;
+        if (auto eq = name.find('='); eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        }
+        Opt opt = lookup(name);
+        if (opt == Opt::unknown) {
+            why = "unknown option '" + arg + "' (see --help)";
+            return ParseStatus::usage_error;
+        }
+        if (takes_value(opt) && !value) {
+            if (i + 1 >= argc) {
+                why = "option '" + arg + "' needs a value";
+                return ParseStatus::usage_error;
+            }
+            value = argv[++i];
+        } else if (!takes_value(opt) && value) {
+            why = "option '-" + name + "' takes no value";
+            return ParseStatus::usage_error;
+        }
+        switch (opt) {
+            case Opt::nprocs: {
+                std::uint32_t n = 0;
+                if (!parse_count(*value, n)) {
+                    why = "invalid number of processes '" + *value + "'";
+                    return ParseStatus::usage_error;
+                }
+                out.nprocs = n;
+                break;
+            }
+            case Opt::host: {
+                std::size_t start = 0;
+                while (start <= value->size()) {
+                    std::size_t comma = value->find(',', start);
+                    if (comma == std::string::npos) comma = value->size();
+                    if (comma > start) out.hosts.push_back(value->substr(start, comma - start));
+                    start = comma + 1;
+                }
+                break;
+            }
+            case Opt::hostfile: out.hostfile = *value; break;
+            case Opt::export_var: {
+                auto eq = value->find('=');
+                std::string var = value->substr(0, eq);
+                if (var.empty()) {
+                    why = "-x needs a variable name";
+                    return ParseStatus::usage_error;
+                }
+                if (eq == std::string::npos) out.exports.emplace_back(var, std::nullopt);
+                else out.exports.emplace_back(var, value->substr(eq + 1));
+                break;
+            }
+            case Opt::comm_mode:
+                out.comm_mode = proto::parse_comm_mode(*value);
+                if (!out.comm_mode) {
+                    why = "invalid --comm-mode '" + *value + "' (shrink, blank, rebuild, rebuild_append or abort)";
+                    return ParseStatus::usage_error;
+                }
+                break;
+            case Opt::msg_mode:
+                out.msg_mode = proto::parse_msg_mode(*value);
+                if (!out.msg_mode) {
+                    why = "invalid --msg-mode '" + *value + "' (nop, reset or cont)";
+                    return ParseStatus::usage_error;
+                }
+                break;
+            case Opt::tag_output: out.tag_output = true; break;
+            case Opt::timeout:
+                if (!parse_seconds(*value, out.timeout_s)) {
+                    why = "invalid --timeout '" + *value + "' (seconds, > 0)";
+                    return ParseStatus::usage_error;
+                }
+                break;
+            case Opt::help: out.help = true; return ParseStatus::ok;
+            case Opt::version: out.version = true; return ParseStatus::ok;
+            case Opt::unknown: break;
+        }
+    }
+    for (; i < argc; ++i) out.program.emplace_back(argv[i]);
+    if (out.program.empty()) {
+        why = "no program to run (see --help)";
+        return ParseStatus::usage_error;
+    }
+    return ParseStatus::ok;
+}
+
+ParseStatus resolve_modes(const Options& opts, proto::CommMode& comm, proto::MsgMode& msg, std::string& why) {
+    comm = proto::CommMode::abort;
+    msg = proto::MsgMode::nop;
+    if (opts.comm_mode) {
+        comm = *opts.comm_mode;
+    } else if (const char* env = std::getenv("FTMPI_COMM_MODE"); env != nullptr && *env != '\0') {
+        auto m = proto::parse_comm_mode(env);
+        if (!m) {
+            why = std::string("invalid FTMPI_COMM_MODE '") + env + "'";
+            return ParseStatus::usage_error;
+        }
+        comm = *m;
+    }
+    if (opts.msg_mode) {
+        msg = *opts.msg_mode;
+    } else if (const char* env = std::getenv("FTMPI_MSG_MODE"); env != nullptr && *env != '\0') {
+        auto m = proto::parse_msg_mode(env);
+        if (!m) {
+            why = std::string("invalid FTMPI_MSG_MODE '") + env + "'";
+            return ParseStatus::usage_error;
+        }
+        msg = *m;
+    }
+    return ParseStatus::ok;
+}
+
+void print_usage(const char* prog) {
+    std::printf(
+        "usage: %s [options] [--] program [args...]\n"
+        "  -n, -np N               number of processes (default: slots of --host/--hostfile, else 1)\n"
+        "  --host h1[:slots],...   hosts to run on (this machine only, for now)\n"
+        "  --hostfile FILE         file of 'host [slots=N]' lines (this machine only, for now)\n"
+        "  -x VAR | -x VAR=value   forward or set an environment variable\n"
+        "  --comm-mode MODE        abort|shrink|blank|rebuild|rebuild_append (env FTMPI_COMM_MODE)\n"
+        "  --msg-mode MODE         nop|reset|cont (env FTMPI_MSG_MODE)\n"
+        "  --tag-output            prefix every output line with [rank]\n"
+        "  --timeout S             kill the job after S seconds (exit code 124)\n"
+        "  --help, --version\n"
+        "Runs the job under ftmpid ($FTMPI_DAEMON_SOCKET or /tmp/ftmpi-$UID/ftmpid.sock), starting a\n"
+        "private daemon when none answers.\n",
+        prog);
+}
+
+}  // namespace ftmpi::mpirun

@@ -1,0 +1,39 @@
+// mpirun's command line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ftmpi_proto/modes.h"
+
+namespace ftmpi::mpirun {
+
+struct Options {
+    std::optional<std::uint32_t> nprocs;
+    std::vector<std::string> hosts;     // --host entries, "name[:slots]"
+    std::string hostfile;
+    // -x VAR (forward as is) or -x VAR=value (set); applied on top of the environment.
+    std::vector<std::pair<std::string, std::optional<std::string>>> exports;
+    std::optional<proto::CommMode> comm_mode;  // from the flag only; see resolve_modes()
+    std::optional<proto::MsgMode> msg_mode;
+    bool tag_output = false;
+    double timeout_s = 0;  // 0: none
+    bool help = false;
+    bool version = false;
+    std::vector<std::string> program;  // program and its arguments
+};
+
+enum class [[nodiscard]] ParseStatus { ok, usage_error };
+
+// `why` explains a usage_error in one line.
+ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why);
+
+// Flags beat FTMPI_COMM_MODE / FTMPI_MSG_MODE, which beat ABORT/NOP (SPEC 4.7).
+ParseStatus resolve_modes(const Options& opts, proto::CommMode& comm, proto::MsgMode& msg, std::string& why);
+
+void print_usage(const char* prog);
+
+}  // namespace ftmpi::mpirun
