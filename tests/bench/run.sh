@@ -1,0 +1,283 @@
+#!/bin/bash
+# tests/bench/run.sh — ftmpi next to MPICH, Open MPI and libfabric's fi_pingpong, in one session.
+#
+# Builds pingpong.c and collbench.c with each implementation's own wrapper, runs ping-pong at
+# 2 ranks and the collectives at 2/4/8 ranks, runs fi_pingpong on shm and tcp;ofi_rxm at the
+# same sizes, and prints a table of medians with ratios (ours/other). Writes the raw results,
+# logs and a markdown table for the README into the output directory.
+#
+# Every compiler and launcher is called by explicit path: /usr/bin/mpicc and /usr/bin/mpirun
+# are Debian alternatives (usually Open MPI) and must never stand in for ftmpi's.
+#
+# usage: tests/bench/run.sh [--prefix P] [--out DIR] [--reps R] [--target S] [--quick]
+#                           [--np "2 4 8"] [--impl "ftmpi mpich openmpi"] [--no-fi]
+#   --prefix P   an installed ftmpi, used as it is (also FTMPI_PREFIX). Default: the build
+#                tree (FTMPI_BUILD, default build/) is installed, or refreshed, into
+#                <build>/_install first, so the numbers are for the current code.
+#   --quick      fewer/shorter repetitions, for trying the script
+#   --report DIR only re-render the tables from DIR/results.tsv of an earlier run
+# Not a test: ctest never runs it. Environment FTMPI_PROVIDER is forwarded to ftmpi's ranks
+# and picks which fi_pingpong provider the ftmpi ratio is taken against (default shm).
+set -euo pipefail
+
+root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+bench_src=$root/tests/bench
+build=${FTMPI_BUILD:-$root/build}
+# Our own prefix (build/_install) is refreshed from build/ before running; a prefix given by
+# FTMPI_PREFIX or --prefix is used as it is.
+prefix=${FTMPI_PREFIX:-$build/_install}
+own_prefix=yes
+[ -z "${FTMPI_PREFIX:-}" ] || own_prefix=no
+out=""
+reps=9 target=0.05 fi_reps=5 fi_scale=1
+nps="2 4 8"
+impls="ftmpi mpich openmpi"
+run_fi=yes
+report_only=no
+run_timeout=${BENCH_TIMEOUT:-300}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) prefix=$(readlink -f "$2") own_prefix=no; shift ;;
+    --out) out=$2; shift ;;
+    --reps) reps=$2; shift ;;
+    --target) target=$2; shift ;;
+    --quick) reps=5 target=0.02 fi_reps=1 fi_scale=4 ;;
+    --np) nps=$2; shift ;;
+    --impl) impls=$2; shift ;;
+    --no-fi) run_fi=no ;;
+    --report) out=$2 report_only=yes; shift ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+out=${out:-$(mktemp -d /tmp/ftmpi-bench.XXXXXX)}
+mkdir -p "$out/bin" "$out/logs"
+results=$out/results.tsv   # impl  test  bytes  np  median_us  MBps
+[ "$report_only" = yes ] || : >"$results"
+log() { echo "[bench] $*" >&2; }
+
+# ---------------------------------------------------------------- implementations
+mpicc_of() {
+  case $1 in
+    ftmpi) echo "$prefix/bin/mpicc" ;;
+    mpich) echo /usr/bin/mpicc.mpich ;;
+    openmpi) echo /usr/bin/mpicc.openmpi ;;
+  esac
+}
+
+# launch IMPL NP PROGRAM ARGS... — the implementation's own launcher, by explicit path.
+launch() {
+  local impl=$1 np=$2; shift 2
+  case $impl in
+    ftmpi)
+      local fwd=()
+      [ -n "${FTMPI_PROVIDER:-}" ] && fwd=(-x FTMPI_PROVIDER)
+      timeout "$run_timeout" "$prefix/bin/mpirun" "${fwd[@]}" -n "$np" "$@" ;;
+    mpich) timeout "$run_timeout" /usr/bin/mpirun.mpich -n "$np" "$@" ;;
+    openmpi)
+      timeout "$run_timeout" /usr/bin/mpirun.openmpi --allow-run-as-root --oversubscribe \
+        -n "$np" "$@" ;;
+  esac
+}
+
+# Install (or refresh: cmake --install copies only what changed) build/ into our default
+# prefix, so a stale install never produces the numbers.
+ensure_ftmpi() {
+  if [ "$own_prefix" = yes ] && [ -f "$build/CMakeCache.txt" ]; then
+    log "installing $build into $prefix"
+    cmake --install "$build" --prefix "$prefix" >"$out/logs/ftmpi-install.log" 2>&1 ||
+      log "ftmpi: install failed (see $out/logs/ftmpi-install.log)"
+  fi
+  [ -x "$prefix/bin/mpicc" ] && return 0
+  log "ftmpi: no installed mpicc under $prefix; its column will say n/a"
+  return 1
+}
+
+build_impl() { # IMPL -> 0 when at least one program built (a partial library still gets numbers)
+  local impl=$1 cc built=1
+  cc=$(mpicc_of "$impl")
+  [ -x "$cc" ] || { log "$impl: $cc not installed, skipped"; return 1; }
+  for prog in pingpong collbench; do
+    if "$cc" -O2 -std=c99 -Werror=implicit-function-declaration -o "$out/bin/$prog.$impl" \
+        "$bench_src/$prog.c" >"$out/logs/$impl-build-$prog.log" 2>&1; then
+      built=0
+    else
+      log "$impl: building $prog failed (see $out/logs/$impl-build-$prog.log)"
+    fi
+  done
+  return $built
+}
+
+# run_prog IMPL NP PROG — append its BENCH lines to the results; failure leaves n/a cells.
+run_prog() {
+  local impl=$1 np=$2 prog=$3 logf
+  logf=$out/logs/$impl-$prog-np$np.log
+  [ -x "$out/bin/$prog.$impl" ] || return 0
+  log "$impl: $prog at $np ranks"
+  local rc=0
+  launch "$impl" "$np" "$out/bin/$prog.$impl" -r "$reps" -t "$target" >"$logf" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || log "$impl: $prog at $np ranks failed (exit $rc; see $logf)"
+  # Keep whatever completed before a failure.
+  awk -v impl="$impl" '$1 == "BENCH" {
+      for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+      printf "%s\t%s\t%s\t%s\t%s\t%s\n", impl, f["test"], f["bytes"], f["np"], f["median_us"], f["MBps"]
+    }' "$logf" >>"$results"
+}
+
+# ---------------------------------------------------------------- fi_pingpong
+fi_port=$((40000 + RANDOM % 20000))
+
+# fi_pingpong prints one mean per run, so several short runs and their median stand in for
+# our repetitions: a scheduling hiccup then spoils one run, not the figure.
+fi_iters() { # size -> iteration count (tens of milliseconds per run)
+  local n
+  case $1 in
+    0|8|1024) n=10000 ;; 65536) n=2000 ;; 1048576) n=200 ;; *) n=20 ;;
+  esac
+  echo $((n / fi_scale))
+}
+
+# fi_once PROVIDER SIZE PORT -> "usec MBps" of one client/server run on localhost
+fi_once() {
+  local prov=$1 size=$2 port=$3 iters srv out_c
+  iters=$(fi_iters "$size")
+  timeout 120 fi_pingpong -p "$prov" -e rdm -S "$size" -I "$iters" -B "$port" \
+    >"$out/logs/fi-server.log" 2>&1 &
+  srv=$!
+  # The client fails fast while the server is not listening yet; retry briefly.
+  for _ in $(seq 50); do
+    if out_c=$(timeout 120 fi_pingpong -p "$prov" -e rdm -S "$size" -I "$iters" -P "$port" \
+        localhost 2>&1); then
+      break
+    fi
+    out_c=""
+    kill -0 "$srv" 2>/dev/null || break
+    sleep 0.1
+  done
+  wait "$srv" 2>/dev/null || true
+  [ -n "$out_c" ] || return 1
+  echo "$out_c" >>"$out/logs/fi-client.log"
+  # Columns: bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+  echo "$out_c" | awk 'NR == 2 { print $7, $6 }'
+}
+
+fi_bench() { # PROVIDER LABEL
+  local prov=$1 label=$2 size vals v med us mbps
+  for size in 0 8 1024 65536 1048576 16777216; do
+    vals=()
+    for _ in $(seq "$fi_reps"); do
+      # A fresh control port per run (chosen here: fi_once runs in a subshell).
+      fi_port=$((fi_port + 1))
+      if v=$(fi_once "$prov" "$size" "$fi_port"); then vals+=("$v"); fi
+    done
+    if [ ${#vals[@]} -eq 0 ]; then
+      log "fi_pingpong -p '$prov' failed at $size B"
+      continue
+    fi
+    med=$(printf '%s\n' "${vals[@]}" | sort -g | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
+    read -r us mbps <<<"$med"
+    printf '%s\tpingpong\t%s\t2\t%s\t%s\n' "$label" "$size" "$us" "$mbps" >>"$results"
+  done
+}
+
+# ---------------------------------------------------------------- run everything
+run_all() {
+  local impl np
+  for impl in $impls; do
+    if [ "$impl" = ftmpi ] && ! ensure_ftmpi; then continue; fi
+    build_impl "$impl" || continue
+    run_prog "$impl" 2 pingpong
+    for np in $nps; do run_prog "$impl" "$np" collbench; done
+  done
+  if [ "$run_fi" = yes ] && command -v fi_pingpong >/dev/null; then
+    log "fi_pingpong shm"; fi_bench shm fi-shm
+    log "fi_pingpong tcp;ofi_rxm"; fi_bench "tcp;ofi_rxm" fi-tcp
+  fi
+}
+
+write_header() {
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  # Busy-polling benchmarks on shared cores measure the neighbours as much as the code.
+  awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > n / 4) }' &&
+    log "warning: load average $load; other work on the machine will distort every figure"
+  echo "Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(uname -r)"
+  echo "Versions: libfabric $(fi_info --version 2>/dev/null | sed -n 's/^libfabric: //p')" \
+       "| MPICH $( (/usr/bin/mpichversion 2>/dev/null || true) | sed -n 's/^MPICH Version:[[:space:]]*//p')" \
+       "| Open MPI $( (/usr/bin/mpirun.openmpi --version 2>/dev/null || true) | sed -n '1s/.* //p')"
+  echo "Command: bash tests/bench/run.sh --reps $reps --target $target (medians of $reps repetitions)"
+  echo "Load average at start: $load"
+}
+
+if [ "$report_only" = no ]; then
+  write_header >"$out/header.txt"
+  run_all
+fi
+
+# ---------------------------------------------------------------- report
+fi_ref=fi-shm
+case "${FTMPI_PROVIDER:-shm}" in tcp*) fi_ref=fi-tcp ;; esac
+
+# Tables as markdown; latency rows in microseconds (lower is better), bandwidth rows in MB/s
+# (10^6 B/s, higher is better). Ratios are ours/other of the shown figure.
+awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
+  function human(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
+  function fmt(v) { return v == "" ? "n/a" : v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.2f", v) }
+  function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "n/a" : sprintf("%.2f", a / b) }
+  {
+    key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
+    us[key] = $5; mbps[key] = $6
+  }
+  END {
+    print "**Ping-pong, 2 ranks** (latency: half round trip in µs, lower is better; bandwidth: MB/s, higher is better)"
+    print ""
+    print "| metric | size | ftmpi | fi_pingpong shm | fi_pingpong tcp;ofi_rxm | MPICH | Open MPI | ftmpi/fi_pingpong | ftmpi/MPICH | ftmpi/Open MPI |"
+    print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+    n = split("0 8 1024 65536 1048576 16777216", sizes, " ")
+    split("ftmpi fi-shm fi-tcp mpich openmpi", impl, " ")
+    for (i = 1; i <= n; i++) {
+      s = sizes[i]; bw = s >= 1048576
+      row = sprintf("| %s | %s", bw ? "bandwidth MB/s" : "latency µs", human(s))
+      for (j = 1; j <= 5; j++) {
+        k = impl[j] SUBSEP "pingpong" SUBSEP s SUBSEP 2
+        v[j] = (k in us) ? (bw ? mbps[k] : us[k]) : ""
+        row = row " | " fmt(v[j])
+      }
+      vref = fi_ref == "fi-tcp" ? v[3] : v[2]
+      print row " | " ratio(v[1], vref) " | " ratio(v[1], v[4]) " | " ratio(v[1], v[5]) " |"
+    }
+    print ""
+    print "**Collectives** (µs per operation, slowest rank, lower is better; best = faster of MPICH and Open MPI)"
+    print ""
+    print "| operation | size | ranks | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best |"
+    print "|---|---|--:|--:|--:|--:|--:|--:|--:|"
+    nc = split("barrier:0 bcast:8 bcast:1048576 allreduce:8 allreduce:1048576 alltoall:1024", ops, " ")
+    m = split(nps, np, " ")
+    for (p = 1; p <= m; p++) for (i = 1; i <= nc; i++) {
+      split(ops[i], o, ":")
+      a = us["ftmpi" SUBSEP o[1] SUBSEP o[2] SUBSEP np[p]]
+      b = us["mpich" SUBSEP o[1] SUBSEP o[2] SUBSEP np[p]]
+      c = us["openmpi" SUBSEP o[1] SUBSEP o[2] SUBSEP np[p]]
+      best = (b != "" && (c == "" || b + 0 < c + 0)) ? b : c
+      size = o[1] == "barrier" ? "-" : (o[1] == "alltoall" ? human(o[2]) "/peer" : human(o[2]))
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], size, np[p], fmt(a), fmt(b), fmt(c),
+        ratio(a, b), ratio(a, c), ratio(a, best)
+    }
+  }' "$results" >"$out/tables.md"
+
+{ cat "$out/header.txt"; echo; cat "$out/tables.md"; } >"$out/bench.md"
+
+# Plain-text view of the same tables for the terminal.
+cat "$out/header.txt"
+echo
+# Titles print as they are; each block of table rows is aligned with column(1).
+awk '/^\|---/ { next }
+     /^\|/ { sub(/^\| /, ""); sub(/ \|$/, ""); print | "column -t -s \"|\" -o \"|\""; next }
+     { close("column -t -s \"|\" -o \"|\""); gsub(/\*\*/, ""); print; fflush() }
+     END { close("column -t -s \"|\" -o \"|\"") }' "$out/tables.md"
+echo
+echo "raw results: $results"
+echo "markdown for the README: $out/bench.md"

@@ -1,0 +1,133 @@
+#!/bin/bash
+# End-to-end checks of an installed ftmpi tree: the wrappers, FindMPI, pkg-config and mpirun,
+# always through explicit paths under the prefix so a system MPI can never stand in for ours.
+#
+#   wrappers_test.sh install  WORK BUILD   install BUILD, then move the tree (relocation check)
+#   wrappers_test.sh compile  WORK SRC     mpicc/mpicxx, -show & co, pkg-config
+#   wrappers_test.sh findmpi  WORK SRC     CMake FindMPI and mpicc as CMAKE_C_COMPILER
+#   wrappers_test.sh run      WORK SRC     run the programs with the installed mpirun
+# WORK/prefix is the installed (moved) tree; every step writes only below WORK.
+set -euo pipefail
+
+step=$1 work=$2 arg=$3
+P=$work/prefix
+fail() { echo "FAIL: $*" >&2; exit 1; }
+want() { # want HAYSTACK NEEDLE WHAT
+  case " $1 " in *"$2"*) ;; *) fail "$3: '$2' not in: $1" ;; esac
+}
+nowant() {
+  case " $1 " in *"$2"*) fail "$3: '$2' unexpected in: $1" ;; esac
+}
+
+step_install() {
+  local build=$1
+  rm -rf "$work"; mkdir -p "$work"
+  cmake --install "$build" --prefix "$work/staging" >"$work/install.log"
+  # Move the tree after installing: everything must follow it (wrappers, .pc, rpaths).
+  mv "$work/staging" "$P"
+  for f in bin/mpicc bin/mpicxx lib/libftmpi.so include/mpi.h lib/pkgconfig/ftmpi.pc; do
+    [ -e "$P/$f" ] || fail "missing $P/$f after install"
+  done
+  echo "installed into $P"
+}
+
+# The program must link libftmpi and find it through an rpath into the prefix.
+check_binary() {
+  local exe=$1 dyn
+  dyn=$(readelf -d "$exe")
+  want "$dyn" "libftmpi.so" "$exe NEEDED"
+  want "$dyn" "$P/lib" "$exe RUNPATH"
+  # ldd may show an unnormalised path (pkg-config's ${pcfiledir}/../..), so compare real paths.
+  local found
+  found=$(ldd "$exe" | awk '$1 ~ /^libftmpi\.so/ { print $3 }')
+  if [ -z "$found" ] || [ "$(readlink -f "$found")" != "$(readlink -f "$P/lib/libftmpi.so")" ]; then
+    fail "$exe resolves libftmpi.so to '$found', not $P/lib"
+  fi
+}
+
+step_compile() {
+  local src=$1 out=$work/compile
+  rm -rf "$out"; mkdir -p "$out"; cd "$out"
+
+  local show ci li sc sl
+  show=$("$P/bin/mpicc" -show foo.c -o foo)
+  want "$show" "-I$P/include" "-show"; want "$show" "-L$P/lib" "-show"
+  want "$show" "-Wl,-rpath,$P/lib" "-show"; want "$show" "-lftmpi" "-show"; want "$show" "foo.c -o foo" "-show"
+  [ "$("$P/bin/mpicc" -showme foo.c)" = "$("$P/bin/mpicc" -show foo.c)" ] || fail "-showme differs from -show"
+  ci=$("$P/bin/mpicc" -compile-info)
+  want "$ci" "-I$P/include" "-compile-info"; nowant "$ci" "-lftmpi" "-compile-info"
+  li=$("$P/bin/mpicc" -link-info)
+  want "$li" "-lftmpi" "-link-info"; want "$li" "-L$P/lib" "-link-info"
+  sc=$("$P/bin/mpicc" -showme:compile); sl=$("$P/bin/mpicc" -showme:link)
+  [ "$sc" = "-I$P/include" ] || fail "-showme:compile: $sc"
+  want "$sl" "-lftmpi" "-showme:link"
+  [ "$("$P/bin/mpicxx" -showme:incdirs)" = "$P/include" ] || fail "mpicxx -showme:incdirs"
+  # -c must not drag link flags in (the compiler would warn about unused linker input).
+  nowant "$("$P/bin/mpicc" -show -c foo.c)" "-lftmpi" "-show -c"
+
+  # Compiler selection and pass-through.
+  local cc cxx
+  cc=$("$P/bin/mpicc" -showme:command); cxx=$("$P/bin/mpicxx" -showme:command)
+  [ "$("$P/bin/mpicc" --version)" = "$("$cc" --version)" ] || fail "--version not passed through"
+  [ "$("$P/bin/mpicxx" --version)" = "$("$cxx" --version)" ] || fail "mpicxx --version"
+  want "$(MPICC_CC=gcc "$P/bin/mpicc" -show x.c)" "gcc -I$P/include" "MPICC_CC"
+  want "$(MPICXX_CXX=g++ "$P/bin/mpicxx" -show x.cpp)" "g++ -I$P/include" "MPICXX_CXX"
+
+  # A symlink to the wrapper (e.g. in ~/bin) still resolves the real prefix.
+  ln -s "$P/bin/mpicc" "$out/mpicc-link"
+  [ "$("$out/mpicc-link" -showme:incdirs)" = "$P/include" ] || fail "symlinked mpicc"
+
+  # Real builds: one step, separate compile and link, C++, and pkg-config.
+  "$P/bin/mpicc" -O2 -Wall -Werror -o hello_c "$src/hello.c"
+  "$P/bin/mpicc" -c -Wall -Werror "$src/hello.c" -o hello.o
+  "$P/bin/mpicc" hello.o -o hello_c2
+  "$P/bin/mpicxx" -O2 -Wall -Werror -std=c++17 -o hello_cxx "$src/hello.cpp"
+  local pc
+  pc=$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs ftmpi)
+  want "$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --variable=libdir ftmpi)" "lib" "pkg-config libdir"
+  # shellcheck disable=SC2086  # pkg-config output is a word list by design
+  cc -Wall -Werror -o hello_pc "$src/hello.c" $pc
+  for exe in hello_c hello_c2 hello_cxx hello_pc; do check_binary "$out/$exe"; done
+
+  # -lftckpt is ordinary linking; check it whenever the checkpoint library is installed.
+  if [ -e "$P/lib/libftckpt.so" ]; then
+    "$P/bin/mpicc" -o hello_ckpt "$src/hello.c" -lftckpt
+    want "$(readelf -d hello_ckpt)" "libftckpt.so" "-lftckpt"
+  fi
+  echo "compile checks passed"
+}
+
+step_findmpi() {
+  local src=$1 out=$work/findmpi
+  rm -rf "$out"; mkdir -p "$out"
+  cmake -S "$src/findmpi" -B "$out/find" -DEXPECT_PREFIX="$P" \
+        -DMPI_C_COMPILER="$P/bin/mpicc" -DMPI_CXX_COMPILER="$P/bin/mpicxx"
+  cmake --build "$out/find"
+  check_binary "$out/find/hello_c"; check_binary "$out/find/hello_cxx"
+  # SPEC 2: the wrappers also work as the project's compilers.
+  cmake -S "$src/findmpi" -B "$out/ascc" -DWRAPPER_AS_COMPILER=ON \
+        -DCMAKE_C_COMPILER="$P/bin/mpicc" -DCMAKE_CXX_COMPILER="$P/bin/mpicxx"
+  cmake --build "$out/ascc"
+  check_binary "$out/ascc/hello_c"; check_binary "$out/ascc/hello_cxx"
+  echo "FindMPI checks passed"
+}
+
+step_run() {
+  local src=$1 out=$work/run
+  rm -rf "$out"; mkdir -p "$out"; cd "$out"
+  [ -x "$P/bin/mpirun" ] || fail "no installed mpirun"
+  "$P/bin/mpicc" -o hello_c "$src/hello.c"
+  "$P/bin/mpicxx" -o hello_cxx "$src/hello.cpp"
+  local got n
+  for n in 1 3; do
+    got=$("$P/bin/mpirun" -n $n ./hello_c | grep "^hello" | sort)
+    [ "$got" = "$(for ((r = 0; r < n; r++)); do echo "hello from rank $r of $n"; done | sort)" ] \
+      || fail "mpirun -n $n hello_c printed: $got"
+  done
+  got=$("$P/bin/mpirun" -n 2 ./hello_cxx | grep "^hello" | sort)
+  [ "$got" = "$(printf 'hello from C++ rank 0 of 2\nhello from C++ rank 1 of 2')" ] \
+    || fail "mpirun -n 2 hello_cxx printed: $got"
+  echo "run checks passed"
+}
+
+"step_$step" "$arg"

@@ -1,0 +1,35 @@
+#!/bin/bash
+# Installs the Debian 12 packages ftmpi needs to build, test and run (shared by tools/demo.sh
+# and .ci/run so the list lives in one place). Nothing is vendored or downloaded otherwise.
+#
+#   bash tools/deps.sh            install whatever is missing (needs root only then)
+#   bash tools/deps.sh --update   always apt-get update and install (CI)
+set -euo pipefail
+
+packages=(
+  cmake make gcc g++ libc6-dev pkg-config   # toolchain
+  libfabric-dev libfabric-bin               # transport; fi_info/fi_pingpong for checks and bench
+  libhwloc-dev                              # core binding in the daemon
+  libpmix-dev                               # daemon <-> library runtime protocol
+  catch2                                    # unit tests (v2 on Debian 12)
+  tmux                                      # cominfo/hostinfo terminal tests
+  iproute2                                  # ip netns: simulated hosts in multi-host tests
+  procps                                    # ps/pgrep: tests check no process is left behind
+  binutils                                  # readelf: wrapper tests check rpaths
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")
+done
+
+if [ "${1:-}" != --update ] && [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "tools/deps.sh: missing Debian packages (run as root to install): ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${packages[@]}"
