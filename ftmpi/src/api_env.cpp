@@ -32,7 +32,13 @@ int do_init() {
     l.runtime.abort(MPI_ERR_OTHER, "ftmpi: MPI_Init failed: " + err);
   }
   l.comms.init(l.runtime.size(), l.runtime.rank(), comm_mode_from_env(), msg_mode_from_env());
-  l.engine.set_failure_listener([&l](std::uint32_t proc) { l.ft.on_process_failed(proc); });
+  l.engine.set_failure_listener([&l](std::uint32_t proc) {
+    l.ft.on_process_failed(proc);
+    l.consensus.on_process_failed(proc);
+  });
+  if (l.consensus.start() != Err::ok) {
+    l.runtime.abort(MPI_ERR_INTERN, "ftmpi: MPI_Init failed: cannot post agreement receive");
+  }
   l.initialized = true;
   return MPI_SUCCESS;
 }

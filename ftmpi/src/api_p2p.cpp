@@ -11,15 +11,19 @@ namespace {
 
 struct Checked {
   Comm* comm = nullptr;
-  std::size_t bytes = 0;
+  const Datatype* type = nullptr;
+  MPI_Datatype handle = MPI_DATATYPE_NULL;
+  std::size_t bytes = 0;  // packed size: what travels
 };
 
 Err check_buffer(const void* buf, int count, MPI_Datatype type, Checked* c) {
   if (count < 0) return fail(Err::count, "count %d is negative", count);
   const Datatype* t = nullptr;
   if (Err e = lib().types.lookup(type, &t); e != Err::ok) return e;
-  c->bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->extent);
-  if (buf == nullptr && c->bytes > 0) {
+  c->type = t;
+  c->handle = type;
+  c->bytes = packed_size(*t, static_cast<std::size_t>(count));
+  if (buf == nullptr && c->bytes > 0 && !buffer_may_be_null(*t, static_cast<std::size_t>(count))) {
     return fail(Err::buffer, "buffer is NULL but %d elements of %s are to be transferred", count,
                 t->name);
   }
@@ -38,7 +42,9 @@ Err check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
     return fail(Err::rank, "destination rank %d outside 0..%d of %s", dest, c->comm->size() - 1,
                 c->comm->name.c_str());
   }
-  if (c->comm->state != FTMPI_COMM_OK && dest != MPI_PROC_NULL) return lib().ft.check(c->comm, dest);
+  if (dest != MPI_PROC_NULL && (c->comm->state != FTMPI_COMM_OK || c->comm->is_failed(dest))) {
+    return lib().ft.check(c->comm, dest);
+  }
   return Err::ok;
 }
 
@@ -56,7 +62,8 @@ Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
     return fail(Err::rank, "source rank %d outside 0..%d of %s", source, c->comm->size() - 1,
                 c->comm->name.c_str());
   }
-  if (c->comm->state != FTMPI_COMM_OK && source != MPI_PROC_NULL) {
+  if (source != MPI_PROC_NULL &&
+      (c->comm->state != FTMPI_COMM_OK || (source >= 0 && c->comm->is_failed(source)))) {
     return lib().ft.check(c->comm, source);
   }
   return Err::ok;
@@ -88,6 +95,34 @@ void fill_proc_null_status(MPI_Status* st) {
   set_count(st, 0, false);
 }
 
+// Posts a send: contiguous data goes straight from the user's buffer, anything else is packed
+// into a buffer the request owns.
+Err post_send(const void* buf, int count, const Checked& c, int dest, int tag, Request** r) {
+  Engine& eng = lib().engine;
+  if (c.type->contiguous) return eng.isend(buf, c.bytes, dest, tag, c.comm, c.comm->context, r);
+  std::vector<std::uint8_t> stage(c.bytes);
+  pack(buf, static_cast<std::size_t>(count), *c.type, stage.data());
+  return eng.isend(nullptr, c.bytes, dest, tag, c.comm, c.comm->context, r, &stage);
+}
+
+// Posts a receive: contiguous data lands in place, anything else in the request's own buffer,
+// unpacked by retire(); the type is held until then so MPI_Type_free cannot pull it away.
+Err post_recv(void* buf, int count, const Checked& c, int source, int tag, Request** r) {
+  Engine& eng = lib().engine;
+  if (c.type->contiguous || c.bytes == 0) {
+    return eng.irecv(buf, c.bytes, source, tag, c.comm, c.comm->context, r);
+  }
+  if (Err e = eng.irecv(nullptr, c.bytes, source, tag, c.comm, c.comm->context, r); e != Err::ok) {
+    return e;
+  }
+  const Datatype* held = nullptr;
+  if (Err e = lib().types.acquire(c.handle, &held); e != Err::ok) return e;
+  (*r)->unpack_type = held;
+  (*r)->unpack_to = buf;
+  (*r)->unpack_count = static_cast<std::size_t>(count);
+  return Err::ok;
+}
+
 // A request for an operation with MPI_PROC_NULL: complete from the start.
 MPI_Request proc_null_request(Comm* comm) {
   Request* r = lib().engine.requests().allocate(Request::Kind::done_at_once);
@@ -101,6 +136,13 @@ MPI_Request proc_null_request(Comm* comm) {
 // Retires a completed request: fills the status, frees the record, returns its error code.
 int retire(Request* r, MPI_Status* st, MPI_Request* handle) {
   fill_status(*r, st);
+  if (r->unpack_type != nullptr) {
+    if (r->error == MPI_SUCCESS || error_class_of(r->error) == MPI_ERR_TRUNCATE) {
+      unpack(r->owned.data(), r->bytes, r->unpack_to, r->unpack_count, *r->unpack_type);
+    }
+    lib().types.release(r->unpack_type);
+    r->unpack_type = nullptr;
+  }
   int e = r->error;
   lib().engine.retire(r);
   *handle = MPI_REQUEST_NULL;
@@ -119,9 +161,7 @@ int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   Engine& eng = lib().engine;
   Request* r = nullptr;
-  if (Err e = eng.isend(buf, c.bytes, dest, tag, c.comm, &r); e != Err::ok) {
-    return raise(c.comm, e);
-  }
+  if (Err e = post_send(buf, count, c, dest, tag, &r); e != Err::ok) return raise(c.comm, e);
   eng.wait(r);
   int e = r->error;
   eng.retire(r);
@@ -140,9 +180,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   }
   Engine& eng = lib().engine;
   Request* r = nullptr;
-  if (Err e = eng.irecv(buf, c.bytes, source, tag, c.comm, &r); e != Err::ok) {
-    return raise(c.comm, e);
-  }
+  if (Err e = post_recv(buf, count, c, source, tag, &r); e != Err::ok) return raise(c.comm, e);
   eng.wait(r);
   MPI_Request h = r->handle;
   return raise_code(c.comm, retire(r, status, &h));
@@ -159,7 +197,7 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, 
     return MPI_SUCCESS;
   }
   Request* r = nullptr;
-  if (e = lib().engine.isend(buf, c.bytes, dest, tag, c.comm, &r); e != Err::ok) {
+  if (e = post_send(buf, count, c, dest, tag, &r); e != Err::ok) {
     return raise(c.comm, e);
   }
   *request = r->handle;
@@ -177,7 +215,7 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
     return MPI_SUCCESS;
   }
   Request* r = nullptr;
-  if (e = lib().engine.irecv(buf, c.bytes, source, tag, c.comm, &r); e != Err::ok) {
+  if (e = post_recv(buf, count, c, source, tag, &r); e != Err::ok) {
     return raise(c.comm, e);
   }
   *request = r->handle;
@@ -262,20 +300,14 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
   if (Err e = lib().types.lookup(type, &t); e != Err::ok) return raise_world(e);
   std::size_t bytes = static_cast<std::size_t>(status->ftmpi_count_lo) |
                       (static_cast<std::size_t>(status->ftmpi_count_hi_cancelled >> 1) << 31);
-  if (t->extent == 0) {
-    *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-  } else if (bytes % static_cast<std::size_t>(t->extent) != 0) {
-    *count = MPI_UNDEFINED;
-  } else {
-    *count = static_cast<int>(bytes / static_cast<std::size_t>(t->extent));
-  }
+  *count = element_count(*t, bytes);
   return MPI_SUCCESS;
 }
 
 int MPI_Type_size(MPI_Datatype type, int* size) {
   if (size == nullptr) return raise_world(fail(Err::arg, "size pointer is NULL"));
   const Datatype* t = nullptr;
-  if (Err e = lib().types.lookup(type, &t); e != Err::ok) return raise_world(e);
+  if (Err e = lib().types.find(type, &t); e != Err::ok) return raise_world(e);
   *size = static_cast<int>(t->size);
   return MPI_SUCCESS;
 }

@@ -31,8 +31,34 @@ void CommTable::init(int nprocs, int my_proc, int comm_mode, int msg_mode) {
     c->msg_mode = msg_mode;
     c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
   }
+  used_.reset();
+  mark_context_used(world->context);
+  mark_context_used(self->context);
   comms_[MPI_COMM_WORLD] = std::move(world);
   comms_[MPI_COMM_SELF] = std::move(self);
+}
+
+}  // namespace ftmpi
+
+namespace ftmpi {
+
+MPI_Comm CommTable::add(std::unique_ptr<Comm> c) {
+  for (std::size_t h = 3; h < comms_.size(); ++h) {
+    if (!comms_[h]) {
+      c->handle = static_cast<MPI_Comm>(h);
+      comms_[h] = std::move(c);
+      return static_cast<MPI_Comm>(h);
+    }
+  }
+  c->handle = static_cast<MPI_Comm>(comms_.size());
+  comms_.push_back(std::move(c));
+  return comms_.back()->handle;
+}
+
+void CommTable::remove(MPI_Comm handle) {
+  if (handle > MPI_COMM_SELF && static_cast<std::size_t>(handle) < comms_.size()) {
+    comms_[static_cast<std::size_t>(handle)].reset();
+  }
 }
 
 }  // namespace ftmpi

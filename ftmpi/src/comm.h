@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <bitset>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,6 +50,18 @@ class CommTable {
     return Err::ok;
   }
   Comm* world() { return comms_[MPI_COMM_WORLD].get(); }
+  // Takes ownership of a new communicator and gives it a handle.
+  MPI_Comm add(std::unique_ptr<Comm> c);
+  void remove(MPI_Comm handle);
+
+  // Context ids come in pairs (point-to-point, collectives). Which pairs this process uses is
+  // a bit mask that constructors combine over the members, so every member picks the same
+  // lowest pair free everywhere: identical creation sequences give identical ids.
+  static constexpr std::size_t kContextPairs = 2048;
+  using ContextMask = std::bitset<kContextPairs>;
+  const ContextMask& used_contexts() const { return used_; }
+  void mark_context_used(std::uint32_t context) { used_.set(context / 2); }
+  void release_context(std::uint32_t context) { used_.reset(context / 2); }
   template <typename F>
   void for_each(F&& f) {
     for (auto& c : comms_) {
@@ -58,6 +71,7 @@ class CommTable {
 
  private:
   std::vector<std::unique_ptr<Comm>> comms_;
+  ContextMask used_;
 };
 
 }  // namespace ftmpi

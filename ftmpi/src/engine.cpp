@@ -33,13 +33,17 @@ Err Engine::init(Runtime* runtime, std::string* err) {
 void Engine::shutdown() { endpoint_.reset(); }
 
 Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
-                  Request** out) {
+                  std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage) {
   std::uint32_t peer = comm->procs[static_cast<std::size_t>(dest)];
   if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", dest, peer);
   Request* r = requests_.allocate(Request::Kind::send);
   r->comm = comm;
   r->peer = dest;
-  Status s = endpoint_->send(peer, buf, bytes, match::make(comm->context, my_proc_, tag), r);
+  if (stage != nullptr) {
+    r->owned = std::move(*stage);
+    buf = r->owned.data();
+  }
+  Status s = endpoint_->send(peer, buf, bytes, match::make(context, my_proc_, tag), r);
   if (s != Status::ok) {
     requests_.release(r);
     return fail(s == Status::peer_failed ? Err::other : Err::intern, "send to rank %d failed: %s",
@@ -51,7 +55,8 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
   return Err::ok;
 }
 
-Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request** out) {
+Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
+                  std::uint32_t context, Request** out) {
   transport::PeerId peer = transport::kAnyPeer;
   std::uint64_t ignore = 0;
   std::uint32_t src_bits = 0;
@@ -66,7 +71,11 @@ Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
   Request* r = requests_.allocate(Request::Kind::recv);
   r->comm = comm;
   r->peer = source;
-  std::uint64_t bits = match::make(comm->context, src_bits, tag == MPI_ANY_TAG ? 0 : tag);
+  if (buf == nullptr && bytes > 0) {
+    r->owned.resize(bytes);
+    buf = r->owned.data();
+  }
+  std::uint64_t bits = match::make(context, src_bits, tag == MPI_ANY_TAG ? 0 : tag);
   Status s = endpoint_->recv(peer, buf, bytes, bits, ignore, r);
   if (s != Status::ok) {
     requests_.release(r);
@@ -77,9 +86,49 @@ Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
   return Err::ok;
 }
 
+void Engine::send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload,
+                           std::uint64_t bits) {
+  if (failed_[proc]) return;
+  Request* r = requests_.allocate(Request::Kind::send);
+  r->internal = true;
+  r->owned = std::move(payload);
+  Status s = endpoint_->send(proc, r->owned.data(), r->owned.size(), bits, r);
+  if (s != Status::ok) {
+    requests_.release(r);
+    return;
+  }
+  r->in_transport = true;
+}
+
+Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64_t ignore,
+                          void (*hook)(Request&, void*), void* arg) {
+  Request* r = requests_.allocate(Request::Kind::recv);
+  r->internal = true;
+  r->owned.resize(max_bytes);
+  r->hook = hook;
+  r->hook_arg = arg;
+  Status s = endpoint_->recv(transport::kAnyPeer, r->owned.data(), max_bytes, bits, ignore, r);
+  if (s != Status::ok) {
+    requests_.release(r);
+    return fail(Err::intern, "posting an internal receive failed: %s",
+                endpoint_->last_error().c_str());
+  }
+  r->in_transport = true;
+  return Err::ok;
+}
+
 void Engine::complete(const Completion& c) {
   auto* r = static_cast<Request*>(c.context);
   r->in_transport = false;
+  if (r->internal) {
+    if (r->hook != nullptr && c.status == Status::ok) {
+      r->owned.resize(c.len);
+      r->match_bits = c.tag;
+      r->hook(*r, r->hook_arg);
+    }
+    requests_.release(r);
+    return;
+  }
   if (r->kind == Request::Kind::send) --pending_sends_;
   if (r->complete) {  // already completed by a purge; only the record is left to recycle
     if (r->retired) requests_.release(r);
@@ -122,11 +171,15 @@ void Engine::purge(Request* r, int error_code) {
 
 void Engine::handle_failures() {
   for (int proc : runtime_->take_failures()) {
-    if (proc < 0 || static_cast<std::size_t>(proc) >= failed_.size() || failed_[proc]) continue;
-    failed_[proc] = true;
-    endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
-    if (on_failure_) on_failure_(static_cast<std::uint32_t>(proc));
+    if (proc >= 0) declare_failed(static_cast<std::uint32_t>(proc));
   }
+}
+
+void Engine::declare_failed(std::uint32_t proc) {
+  if (proc >= failed_.size() || failed_[proc]) return;
+  failed_[proc] = true;
+  endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
+  if (on_failure_) on_failure_(proc);
 }
 
 bool Engine::progress() {

@@ -25,8 +25,24 @@ class Engine {
   void shutdown();
 
   // dest/source are communicator ranks already validated (MPI_PROC_NULL handled by caller).
-  Err isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, Request** out);
-  Err irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request** out);
+  // context: comm->context for user traffic, comm->context + 1 for collectives.
+  // stage: non-contiguous data already packed; the request takes it over and sends from it.
+  Err isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
+            std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage = nullptr);
+  // buf == nullptr with bytes > 0: receive into the request's own buffer (Request::owned), for
+  // the caller to unpack.
+  Err irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, std::uint32_t context,
+            Request** out);
+
+  // Library-internal messages with raw match bits (see match_bits.h kinds). The send owns its
+  // payload; the receive lands in r.owned and calls hook(r, arg), after which the request is
+  // recycled. Sends to dead processes are dropped silently (the caller learns of the failure
+  // through the failure listener).
+  void send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload, std::uint64_t bits);
+  Err recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64_t ignore,
+                    void (*hook)(Request&, void*), void* arg);
+  // Declares a process failed as if the runtime had reported it (a peer learned it first).
+  void declare_failed(std::uint32_t proc);
 
   // The user is done with a complete request; its record is recycled as soon as the transport
   // no longer refers to it.

@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 
 #include "runtime.h"
@@ -69,6 +71,11 @@ void FaultHandler::on_process_failed(std::uint32_t proc) {
 }
 
 Err FaultHandler::check(Comm* c, int peer) {
+  if (peer >= 0 && peer < c->size() && c->is_failed(peer) &&
+      std::find(c->failed.begin(), c->failed.end(), peer) == c->failed.end()) {
+    return fail(Err::rank, "rank %d of %s is a gap left by a failed process", peer,
+                c->name.c_str());
+  }
   if (c->state == FTMPI_COMM_OK) return Err::ok;
   if (c->state == FTMPI_COMM_RECOVERED) {
     c->state = FTMPI_COMM_OK;

@@ -5,10 +5,13 @@
 #include <mpi.h>
 
 #include "comm.h"
+#include "consensus.h"
+#include "construct.h"
 #include "datatype.h"
 #include "engine.h"
 #include "error.h"
 #include "ft.h"
+#include "reduction.h"
 #include "runtime.h"
 
 namespace ftmpi {
@@ -18,7 +21,10 @@ struct Library {
   Engine engine;
   CommTable comms;
   DatatypeTable types;
+  OpTable ops;
   FaultHandler ft{&comms, &engine, &runtime};
+  Consensus consensus{&engine};
+  Constructor construct{&comms, &engine, &consensus};
   bool initialized = false;
   bool finalized = false;
   int init_state = FTMPI_INIT_NEW;

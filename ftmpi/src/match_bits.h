@@ -22,7 +22,15 @@ constexpr std::uint64_t kSourceMask = ((std::uint64_t{1} << kSourceBits) - 1) <<
 constexpr int kContextShift = kTagBits + kSourceBits;
 constexpr int kKindShift = kContextShift + kContextBits;
 
-enum class Kind : std::uint64_t { user = 0 };
+enum class Kind : std::uint64_t {
+  user = 0,
+  consensus = 1,  // communicator construction / repair agreement (consensus.cpp)
+};
+constexpr std::uint64_t kKindMask = std::uint64_t{0xf} << kKindShift;
+constexpr std::uint64_t kContextMask = ((std::uint64_t{1} << kContextBits) - 1) << kContextShift;
+constexpr std::uint32_t context_of(std::uint64_t bits) {
+  return static_cast<std::uint32_t>((bits & kContextMask) >> kContextShift);
+}
 
 constexpr std::uint64_t make(std::uint32_t context, std::uint32_t source, int tag,
                              Kind kind = Kind::user) {

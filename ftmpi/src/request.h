@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -13,6 +14,7 @@
 namespace ftmpi {
 
 struct Comm;
+struct Datatype;
 
 struct Request {
   enum class Kind : unsigned char { unused, send, recv, done_at_once };
@@ -29,6 +31,18 @@ struct Request {
   int tag = MPI_ANY_TAG;
   std::size_t bytes = 0;        // received bytes
   MPI_Request handle = MPI_REQUEST_NULL;
+  // Library-internal traffic (consensus): the request owns its buffer and, if set, the hook
+  // consumes the completion instead of a user. The engine recycles such requests itself.
+  // A non-contiguous receive lands in `owned` and is unpacked into the user's buffer when the
+  // user completes the request; the type is held (acquired) until then.
+  const Datatype* unpack_type = nullptr;
+  void* unpack_to = nullptr;
+  std::size_t unpack_count = 0;
+  bool internal = false;
+  std::vector<std::uint8_t> owned;
+  void (*hook)(Request& r, void* arg) = nullptr;
+  void* hook_arg = nullptr;
+  std::uint64_t match_bits = 0;  // full tag of a completed internal receive
 };
 
 class RequestPool {

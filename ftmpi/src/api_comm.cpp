@@ -1,0 +1,69 @@
+// C API: communicator constructors (which also repair, SPEC 4.5), free, names.
+#include <cstring>
+
+#include "group.h"
+#include "library.h"
+
+using namespace ftmpi;
+
+namespace {
+Err find(MPI_Comm comm, Comm** c, const char* fn) {
+  if (Err e = check_initialized(fn); e != Err::ok) return e;
+  return lib().comms.lookup(comm, c);
+}
+}  // namespace
+
+extern "C" {
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  Comm* c = nullptr;
+  if (Err e = find(comm, &c, "MPI_Comm_dup"); e != Err::ok) return raise(c, e);
+  if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
+  return raise(c, lib().construct.dup(c, newcomm));
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  Comm* c = nullptr;
+  if (Err e = find(comm, &c, "MPI_Comm_split"); e != Err::ok) return raise(c, e);
+  if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
+  if (color < 0 && color != MPI_UNDEFINED) {
+    return raise(c, fail(Err::arg, "color %d is negative and not MPI_UNDEFINED", color));
+  }
+  return raise(c, lib().construct.split(c, color, key, newcomm));
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  if (comm == nullptr) return raise_world(fail(Err::arg, "comm pointer is NULL"));
+  Comm* c = nullptr;
+  if (Err e = find(*comm, &c, "MPI_Comm_free"); e != Err::ok) return raise(c, e);
+  if (Err e = lib().construct.free(c); e != Err::ok) return raise(c, e);
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  Comm* c = nullptr;
+  if (Err e = find(comm, &c, "MPI_Comm_group"); e != Err::ok) return raise(c, e);
+  if (group == nullptr) return raise(c, fail(Err::arg, "group pointer is NULL"));
+  *group = make_group(c->procs, c->procs[static_cast<std::size_t>(c->rank)]);
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  Comm* c = nullptr;
+  if (Err e = find(comm, &c, "MPI_Comm_set_name"); e != Err::ok) return raise(c, e);
+  if (name == nullptr) return raise(c, fail(Err::arg, "name is NULL"));
+  c->name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  Comm* c = nullptr;
+  if (Err e = find(comm, &c, "MPI_Comm_get_name"); e != Err::ok) return raise(c, e);
+  if (name == nullptr || resultlen == nullptr) return raise(c, fail(Err::arg, "NULL output pointer"));
+  std::memcpy(name, c->name.c_str(), c->name.size() + 1);
+  *resultlen = static_cast<int>(c->name.size());
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,73 @@
+#include "coll_p2p.h"
+
+namespace ftmpi {
+
+CommP2P::~CommP2P() {
+  // An algorithm that returned early may leave requests behind: purge and retire them.
+  for (Request* r : pending_) {
+    if (r == nullptr) continue;
+    engine_->purge(r, MPI_ERR_OTHER);
+    engine_->retire(r);
+  }
+}
+
+coll::View CommP2P::view_of(const Comm& comm) {
+  coll::View v;
+  v.my_rank = comm.rank;
+  v.comm_size = comm.size();
+  v.members.reserve(static_cast<std::size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r) {
+    if (!comm.is_failed(r)) v.members.push_back(r);
+  }
+  return v;
+}
+
+coll::Status CommP2P::track(Err e, Request* r, coll::RequestId* req) {
+  if (e != Err::ok) return e == Err::other ? coll::Status::proc_failed : coll::Status::error;
+  *req = static_cast<coll::RequestId>(pending_.size());
+  pending_.push_back(r);
+  return coll::Status::ok;
+}
+
+coll::Status CommP2P::isend(int peer, const void* buf, std::size_t bytes, int tag,
+                            coll::RequestId* req) {
+  if (failed()) return coll::Status::proc_failed;
+  Request* r = nullptr;
+  Err e = engine_->isend(buf, bytes, peer, tag, comm_, comm_->context + 1, &r);
+  return track(e, r, req);
+}
+
+coll::Status CommP2P::irecv(int peer, void* buf, std::size_t bytes, int tag,
+                            coll::RequestId* req) {
+  if (failed()) return coll::Status::proc_failed;
+  Request* r = nullptr;
+  Err e = engine_->irecv(buf, bytes, peer, tag, comm_, comm_->context + 1, &r);
+  return track(e, r, req);
+}
+
+coll::Status CommP2P::waitall(coll::RequestId* reqs, int n) {
+  auto all_done = [&] {
+    for (int i = 0; i < n; ++i) {
+      Request* r = pending_[static_cast<std::size_t>(reqs[i])];
+      if (r != nullptr && !r->complete) return false;
+    }
+    return true;
+  };
+  engine_->wait_until([&] { return all_done() || failed(); });
+  coll::Status result = coll::Status::ok;
+  for (int i = 0; i < n; ++i) {
+    Request*& r = pending_[static_cast<std::size_t>(reqs[i])];
+    if (r == nullptr) continue;
+    if (!r->complete) engine_->purge(r, MPI_ERR_OTHER);
+    if (result == coll::Status::ok && r->error != MPI_SUCCESS) {
+      int cls = error_class_of(r->error);
+      result = cls == MPI_ERR_TRUNCATE ? coll::Status::truncated : coll::Status::proc_failed;
+    }
+    engine_->retire(r);
+    r = nullptr;
+  }
+  if (result == coll::Status::ok && failed()) result = coll::Status::proc_failed;
+  return result;
+}
+
+}  // namespace ftmpi

@@ -1,0 +1,39 @@
+// The collectives layer's point-to-point interface, implemented over the engine on the
+// communicator's collective context. Failure readiness lives here, once: when the communicator
+// learns of a failure, every outstanding operation of the collective is purged and every
+// later one fails, so no algorithm waits on a dead participant or on a survivor that gave up.
+#pragma once
+
+#include <ftmpi/coll/p2p.h>
+
+#include <vector>
+
+#include "comm.h"
+#include "engine.h"
+
+namespace ftmpi {
+
+class CommP2P final : public coll::P2P {
+ public:
+  CommP2P(Engine* engine, Comm* comm) : engine_(engine), comm_(comm) {}
+  ~CommP2P() override;
+
+  coll::Status isend(int peer, const void* buf, std::size_t bytes, int tag,
+                     coll::RequestId* req) override;
+  coll::Status irecv(int peer, void* buf, std::size_t bytes, int tag,
+                     coll::RequestId* req) override;
+  coll::Status waitall(coll::RequestId* reqs, int n) override;
+
+  // The participants: the communicator's ranks that are not failed (BLANK gaps left out).
+  static coll::View view_of(const Comm& comm);
+
+ private:
+  bool failed() const { return comm_->state == FTMPI_COMM_DETECTED || comm_->state == FTMPI_COMM_FAILED; }
+  coll::Status track(Err e, Request* r, coll::RequestId* req);
+
+  Engine* engine_;
+  Comm* comm_;
+  std::vector<Request*> pending_;  // indexed by RequestId; nullptr once waited for
+};
+
+}  // namespace ftmpi

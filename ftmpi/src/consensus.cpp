@@ -1,0 +1,195 @@
+#include "consensus.h"
+
+#include <cstring>
+
+#include "match_bits.h"
+
+namespace ftmpi {
+namespace {
+
+constexpr int kContribution = 1;
+constexpr int kDecision = 2;
+constexpr std::size_t kMaxMessage = 256 << 10;
+
+struct Header {
+  std::int32_t type;
+  std::int32_t sender_rank;
+};
+
+void put_u32(std::vector<std::uint8_t>* out, std::uint32_t v) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+  out->insert(out->end(), p, p + 4);
+}
+
+bool get_u32(const std::vector<std::uint8_t>& in, std::size_t* pos, std::uint32_t* v) {
+  if (*pos + 4 > in.size()) return false;
+  std::memcpy(v, in.data() + *pos, 4);
+  *pos += 4;
+  return true;
+}
+
+std::vector<std::uint8_t> encode(const Decision& d) {
+  std::vector<std::uint8_t> out;
+  put_u32(&out, static_cast<std::uint32_t>(d.failed.size()));
+  for (int r : d.failed) put_u32(&out, static_cast<std::uint32_t>(r));
+  put_u32(&out, static_cast<std::uint32_t>(d.contributions.size()));
+  for (const auto& [rank, bytes] : d.contributions) {
+    put_u32(&out, static_cast<std::uint32_t>(rank));
+    put_u32(&out, static_cast<std::uint32_t>(bytes.size()));
+    out.insert(out.end(), bytes.begin(), bytes.end());
+  }
+  return out;
+}
+
+bool decode(const std::vector<std::uint8_t>& in, Decision* d) {
+  std::size_t pos = 0;
+  std::uint32_t n = 0, v = 0, len = 0;
+  if (!get_u32(in, &pos, &n)) return false;
+  d->failed.clear();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!get_u32(in, &pos, &v)) return false;
+    d->failed.push_back(static_cast<int>(v));
+  }
+  if (!get_u32(in, &pos, &n)) return false;
+  d->contributions.clear();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!get_u32(in, &pos, &v) || !get_u32(in, &pos, &len) || pos + len > in.size()) return false;
+    d->contributions.emplace_back(static_cast<int>(v),
+                                  std::vector<std::uint8_t>(in.begin() + pos, in.begin() + pos + len));
+    pos += len;
+  }
+  return pos == in.size();
+}
+
+}  // namespace
+
+Err Consensus::start() {
+  return engine_->recv_internal(kMaxMessage, match::make(0, 0, 0, match::Kind::consensus),
+                                ~match::kKindMask, &Consensus::on_message, this);
+}
+
+void Consensus::on_message(Request& r, void* self) {
+  auto* c = static_cast<Consensus*>(self);
+  std::vector<std::uint8_t> msg = std::move(r.owned);
+  std::uint64_t bits = r.match_bits;
+  // Re-post first, so the next message has somewhere to land.
+  (void)c->start();
+  c->handle(match::source_of(bits), msg, bits);
+}
+
+void Consensus::send(std::uint32_t proc, Key key, int type, int my_rank,
+                     const std::vector<std::uint8_t>& body) {
+  std::vector<std::uint8_t> msg(sizeof(Header));
+  Header h{type, my_rank};
+  std::memcpy(msg.data(), &h, sizeof h);
+  msg.insert(msg.end(), body.begin(), body.end());
+  engine_->send_internal(proc, std::move(msg),
+                         match::make(key.first, engine_->my_proc(), static_cast<int>(key.second),
+                                     match::Kind::consensus));
+}
+
+void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>& msg,
+                       std::uint64_t bits) {
+  if (msg.size() < sizeof(Header)) return;  // malformed: drop
+  Header h;
+  std::memcpy(&h, msg.data(), sizeof h);
+  Key key{match::context_of(bits), static_cast<std::uint32_t>(match::tag_of(bits))};
+  Instance& inst = instances_[key];
+  std::vector<std::uint8_t> body(msg.begin() + sizeof(Header), msg.end());
+  if (h.type == kContribution) {
+    if (inst.decided) {
+      // A member that turned to us after its coordinator died: it gets the decision we hold.
+      send(from_proc, key, kDecision, -1, inst.decision);
+    } else {
+      inst.contributions[h.sender_rank] = std::move(body);
+    }
+  } else if (h.type == kDecision && !inst.decided) {
+    inst.decided = true;
+    inst.decision = std::move(body);
+    inst.decided_by = from_proc;
+  }
+}
+
+void Consensus::forward_decision(Key key, Instance& inst) {
+  for (std::uint32_t p : inst.procs) {
+    if (engine_->is_failed(p)) continue;
+    if (p != engine_->my_proc()) send(p, key, kDecision, -1, inst.decision);
+    inst.decided_by = p;
+    return;
+  }
+}
+
+void Consensus::on_process_failed(std::uint32_t proc) {
+  for (auto& [key, inst] : instances_) {
+    if (inst.decided && inst.decided_by == proc && proc != engine_->my_proc()) {
+      forward_decision(key, inst);
+    }
+  }
+}
+
+int Consensus::coordinator(const Comm& c) {
+  for (int r = 0; r < c.size(); ++r) {
+    if (!c.is_failed(r)) return r;
+  }
+  return -1;
+}
+
+Err Consensus::agree(Comm* comm, std::vector<std::uint8_t> mine, Decision* out) {
+  Key key{comm->context, next_seq_[comm->context]++};
+  if (key.second > static_cast<std::uint32_t>(match::kMaxTag)) {
+    return fail(Err::intern, "too many constructor calls on %s", comm->name.c_str());
+  }
+  Instance& inst = instances_[key];
+  inst.procs = comm->procs;
+  int asked = -1;  // the coordinator we sent our contribution to
+  while (true) {
+    engine_->progress();
+    if (inst.decided) break;
+    int coord = coordinator(*comm);
+    if (coord < 0) return fail(Err::other, "every process of %s has failed", comm->name.c_str());
+    if (coord == comm->rank) {
+      inst.contributions[comm->rank] = mine;
+      bool complete = true;
+      for (int r = 0; r < comm->size() && complete; ++r) {
+        complete = comm->is_failed(r) || inst.contributions.count(r) > 0;
+      }
+      if (!complete) {
+        engine_->wait_until([&] {
+          if (inst.decided) return true;
+          for (int r = 0; r < comm->size(); ++r) {
+            if (!comm->is_failed(r) && inst.contributions.count(r) == 0) return false;
+          }
+          return true;
+        });
+        continue;  // re-evaluate: decided by someone else, or everything is in
+      }
+      Decision d;
+      for (int r = 0; r < comm->size(); ++r) {
+        if (comm->is_failed(r)) {
+          d.failed.push_back(r);
+        } else {
+          d.contributions.emplace_back(r, inst.contributions[r]);
+        }
+      }
+      inst.decision = encode(d);
+      inst.decided = true;
+      inst.decided_by = engine_->my_proc();
+      for (int r = 0; r < comm->size(); ++r) {
+        if (r != comm->rank && !comm->is_failed(r)) {
+          send(comm->procs[static_cast<std::size_t>(r)], key, kDecision, comm->rank, inst.decision);
+        }
+      }
+      break;
+    }
+    if (asked != coord) {
+      send(comm->procs[static_cast<std::size_t>(coord)], key, kContribution, comm->rank, mine);
+      asked = coord;
+    }
+    engine_->wait_until([&] { return inst.decided || comm->is_failed(coord); });
+  }
+  if (!decode(inst.decision, out)) return fail(Err::intern, "malformed agreement decision");
+  inst.contributions.clear();
+  return Err::ok;
+}
+
+}  // namespace ftmpi

@@ -1,0 +1,59 @@
+// Failure-tolerant agreement among the live members of a communicator, the one mechanism behind
+// every communicator constructor (dup, split, create) and therefore behind repair (SPEC 4.5).
+// Each member contributes bytes; every member that returns gets the same Decision: the set of
+// ranks the communicator lost and the contributions of all others. Algorithm and proof sketch:
+// docs in ftmpi/CONSENSUS.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "comm.h"
+#include "engine.h"
+#include "error.h"
+
+namespace ftmpi {
+
+struct Decision {
+  std::vector<int> failed;                                // ascending communicator ranks
+  std::vector<std::pair<int, std::vector<std::uint8_t>>> contributions;  // by rank, ascending
+};
+
+class Consensus {
+ public:
+  explicit Consensus(Engine* engine) : engine_(engine) {}
+  // Posts the receive that carries all agreement traffic; call once after the engine is up.
+  Err start();
+  // A member failed. Decisions we got from it are forwarded to the next coordinator, which
+  // may be waiting for members that already returned.
+  void on_process_failed(std::uint32_t proc);
+  // Blocks until this instance is decided. All live members must call it in the same order
+  // on the same communicator.
+  Err agree(Comm* comm, std::vector<std::uint8_t> mine, Decision* out);
+
+ private:
+  struct Instance {
+    std::map<int, std::vector<std::uint8_t>> contributions;  // rank -> bytes
+    bool decided = false;
+    std::vector<std::uint8_t> decision;  // encoded Decision
+    std::vector<std::uint32_t> procs;    // the members when the instance began
+    std::uint32_t decided_by = 0;        // process the decision came from / was last sent to
+  };
+  using Key = std::pair<std::uint32_t, std::uint32_t>;  // (context id, sequence number)
+
+  static void on_message(Request& r, void* self);
+  void handle(std::uint32_t from_proc, const std::vector<std::uint8_t>& msg, std::uint64_t bits);
+  void send(std::uint32_t proc, Key key, int type, int my_rank,
+            const std::vector<std::uint8_t>& body);
+  static int coordinator(const Comm& c);
+
+  void forward_decision(Key key, Instance& inst);
+
+  Engine* engine_;
+  std::map<Key, Instance> instances_;
+  std::map<std::uint32_t, std::uint32_t> next_seq_;  // per context id
+};
+
+}  // namespace ftmpi

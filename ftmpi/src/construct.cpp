@@ -1,0 +1,178 @@
+#include "construct.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ftmpi {
+namespace {
+
+// A member's contribution: its context-id mask, then (color, key) for split.
+constexpr std::size_t kMaskBytes = CommTable::kContextPairs / 8;
+
+std::vector<std::uint8_t> encode_mask(const CommTable::ContextMask& m, std::int32_t color,
+                                      std::int32_t key) {
+  std::vector<std::uint8_t> out(kMaskBytes + 8, 0);
+  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+    if (m.test(i)) out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (1u << (i % 8)));
+  }
+  std::memcpy(out.data() + kMaskBytes, &color, 4);
+  std::memcpy(out.data() + kMaskBytes + 4, &key, 4);
+  return out;
+}
+
+void merge_mask(const std::vector<std::uint8_t>& in, CommTable::ContextMask* m) {
+  for (std::size_t i = 0; i < CommTable::kContextPairs && i / 8 < in.size(); ++i) {
+    if (in[i / 8] & (1u << (i % 8))) m->set(i);
+  }
+}
+
+std::pair<std::int32_t, std::int32_t> color_key(const std::vector<std::uint8_t>& in) {
+  std::int32_t color = MPI_UNDEFINED, key = 0;
+  if (in.size() >= kMaskBytes + 8) {
+    std::memcpy(&color, in.data() + kMaskBytes, 4);
+    std::memcpy(&key, in.data() + kMaskBytes + 4, 4);
+  }
+  return {color, key};
+}
+
+void index_procs(Comm* c, std::size_t nprocs_hint) {
+  std::size_t n = nprocs_hint;
+  for (std::uint32_t p : c->procs) n = std::max<std::size_t>(n, p + 1);
+  c->rank_of_proc.assign(n, -1);
+  for (std::size_t r = 0; r < c->procs.size(); ++r) c->rank_of_proc[c->procs[r]] = static_cast<int>(r);
+}
+
+}  // namespace
+
+std::uint32_t Constructor::take_context(CommTable::ContextMask* used) {
+  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+    if (!used->test(i)) {
+      used->set(i);
+      auto context = static_cast<std::uint32_t>(2 * i);
+      comms_->mark_context_used(context);
+      return context;
+    }
+  }
+  return 0;  // exhausted; callers check
+}
+
+Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used) {
+  if (c->comm_mode == FTMPI_COMM_MODE_REBUILD || c->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND) {
+    c->state = FTMPI_COMM_FAILED;
+    return fail(Err::other, "%s: REBUILD repair is not implemented yet", c->name.c_str());
+  }
+  // The gaps are exactly the agreed failed set, whatever this process had heard so far.
+  for (int r : failed) c->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+  if (c->comm_mode == FTMPI_COMM_MODE_SHRINK) {
+    std::vector<std::uint32_t> procs;
+    for (int r = 0; r < c->size(); ++r) {
+      if (!c->is_failed(r)) procs.push_back(c->procs[static_cast<std::size_t>(r)]);
+    }
+    c->procs = std::move(procs);
+    index_procs(c, c->rank_of_proc.size());
+    c->rank = c->rank_of_proc[engine_->my_proc()];
+    c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
+  }
+  // NOP: a new generation gets a new context, so nothing sent before the repair can match.
+  // CONT: the context stays, so messages sent before the failure are still delivered.
+  if (c->msg_mode == FTMPI_MSG_MODE_NOP) {
+    std::uint32_t context = take_context(used);
+    if (context == 0) return fail(Err::intern, "out of context ids");
+    c->context = context;
+  }
+  c->failed.clear();
+  c->state = FTMPI_COMM_RECOVERED;
+  return Err::ok;
+}
+
+Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key,
+                                  Agreed* out) {
+  Decision d;
+  if (Err e = consensus_->agree(parent, encode_mask(comms_->used_contexts(), color, key), &d);
+      e != Err::ok) {
+    return e;
+  }
+  // Failures someone else saw first become ours too (same path as a daemon notification).
+  for (int r : d.failed) {
+    std::uint32_t proc = parent->procs[static_cast<std::size_t>(r)];
+    if (!engine_->is_failed(proc)) engine_->declare_failed(proc);
+  }
+  out->used = comms_->used_contexts();
+  for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &out->used);
+  out->contributions = std::move(d.contributions);
+  out->procs_before = parent->procs;
+  // Any failure in the decision that was not an old BLANK gap has, by now, put the parent in
+  // DETECTED (declare_failed above runs the same path as a notification).
+  if (parent->state == FTMPI_COMM_DETECTED) {
+    parent->state = FTMPI_COMM_RECOVER;
+    if (Err e = repair(parent, d.failed, &out->used); e != Err::ok) return e;
+  }
+  return Err::ok;
+}
+
+std::unique_ptr<Comm> Constructor::child_of(const Comm& parent, std::uint32_t context) {
+  auto c = std::make_unique<Comm>();
+  c->context = context;
+  c->errhandler = parent.errhandler;
+  c->comm_mode = parent.comm_mode;
+  c->msg_mode = parent.msg_mode;
+  c->coll_mode = parent.coll_mode;
+  return c;
+}
+
+Err Constructor::dup(Comm* parent, MPI_Comm* out) {
+  Agreed a;
+  if (Err e = agree_and_repair(parent, 0, 0, &a); e != Err::ok) return e;
+  std::uint32_t context = take_context(&a.used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+  std::unique_ptr<Comm> c = child_of(*parent, context);
+  c->procs = parent->procs;
+  c->rank_of_proc = parent->rank_of_proc;
+  c->rank = parent->rank;
+  c->proc_state = parent->proc_state;
+  c->name = "dup of " + parent->name;
+  *out = comms_->add(std::move(c));
+  return Err::ok;
+}
+
+Err Constructor::split(Comm* parent, int color, int key, MPI_Comm* out) {
+  Agreed a;
+  if (Err e = agree_and_repair(parent, color, key, &a); e != Err::ok) return e;
+  // One context serves every color: the new communicators are disjoint.
+  std::uint32_t context = take_context(&a.used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+  *out = MPI_COMM_NULL;
+  if (color == MPI_UNDEFINED) return Err::ok;
+  // (key, old rank) order; the old rank of a contribution maps to the repaired parent's rank.
+  std::vector<std::pair<std::int32_t, int>> members;
+  const Comm& p = *parent;
+  for (const auto& [old_rank, bytes] : a.contributions) {
+    auto [c_color, c_key] = color_key(bytes);
+    if (c_color != color) continue;
+    members.emplace_back(c_key, old_rank);
+  }
+  std::sort(members.begin(), members.end());
+  std::unique_ptr<Comm> c = child_of(p, context);
+  // Contribution ranks are the pre-repair ranks; translate through the process ids, which
+  // survive a SHRINK renumbering.
+  for (auto& m : members) {
+    c->procs.push_back(a.procs_before[static_cast<std::size_t>(m.second)]);
+  }
+  index_procs(c.get(), p.rank_of_proc.size());
+  c->rank = c->rank_of_proc[engine_->my_proc()];
+  c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
+  c->name = "split of " + p.name;
+  *out = comms_->add(std::move(c));
+  return Err::ok;
+}
+
+Err Constructor::free(Comm* comm) {
+  if (comm->handle == MPI_COMM_WORLD || comm->handle == MPI_COMM_SELF) {
+    return fail(Err::comm, "%s cannot be freed", comm->name.c_str());
+  }
+  comms_->release_context(comm->context);
+  comms_->remove(comm->handle);
+  return Err::ok;
+}
+
+}  // namespace ftmpi

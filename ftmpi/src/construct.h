@@ -1,0 +1,42 @@
+// Communicator construction, and with it repair (SPEC 4.5): every constructor runs one agreement
+// round on the parent. If the parent has lost processes, the decision first repairs it in place
+// according to its mode (new generation), then the requested communicator is built from the
+// same decision. So repair costs no extra round, and all survivors end with the same view.
+#pragma once
+
+#include <memory>
+
+#include "comm.h"
+#include "consensus.h"
+#include "engine.h"
+#include "error.h"
+
+namespace ftmpi {
+
+class Constructor {
+ public:
+  Constructor(CommTable* comms, Engine* engine, Consensus* consensus)
+      : comms_(comms), engine_(engine), consensus_(consensus) {}
+
+  Err dup(Comm* parent, MPI_Comm* out);
+  // color MPI_UNDEFINED gives *out = MPI_COMM_NULL.
+  Err split(Comm* parent, int color, int key, MPI_Comm* out);
+  Err free(Comm* comm);
+
+ private:
+  struct Agreed {
+    std::vector<std::pair<int, std::vector<std::uint8_t>>> contributions;  // by old rank
+    std::vector<std::uint32_t> procs_before;  // the parent's members before any repair
+    CommTable::ContextMask used;              // union over the members
+  };
+  Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, Agreed* out);
+  Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used);
+  std::uint32_t take_context(CommTable::ContextMask* used);
+  std::unique_ptr<Comm> child_of(const Comm& parent, std::uint32_t context);
+
+  CommTable* comms_;
+  Engine* engine_;
+  Consensus* consensus_;
+};
+
+}  // namespace ftmpi

@@ -1,0 +1,33 @@
+// Datatype constructors: each builds a new, uncommitted record from its arguments (already
+// validated by the API layer) following the MPI-1 typemap rules for bounds: MPI_LB/MPI_UB markers
+// are sticky, a struct's extent is padded to its strictest element alignment, and an empty
+// typemap takes no part in its parent's bounds.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "datatype.h"
+
+namespace ftmpi {
+
+// `blocklen` consecutive copies of `type` (spaced by its extent) at byte displacement `disp`.
+struct TypeBlock {
+  const Datatype* type = nullptr;
+  std::size_t blocklen = 0;
+  MPI_Aint disp = 0;
+};
+
+std::unique_ptr<Datatype> build_contiguous(std::size_t count, const Datatype& old);
+// Stride in bytes (MPI_Type_vector passes stride * old.extent).
+std::unique_ptr<Datatype> build_hvector(std::size_t count, std::size_t blocklen, MPI_Aint stride,
+                                        const Datatype& old, int combiner);
+// Indexed, hindexed and struct: blocks in typemap order. `is_struct` pads the extent.
+std::unique_ptr<Datatype> build_blocks(const TypeBlock* blocks, std::size_t n, bool is_struct,
+                                       int combiner);
+std::unique_ptr<Datatype> build_resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent);
+std::unique_ptr<Datatype> build_dup(const Datatype& old);
+
+}  // namespace ftmpi

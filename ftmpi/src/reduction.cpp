@@ -1,0 +1,91 @@
+#include "reduction.h"
+
+namespace ftmpi {
+namespace {
+
+using coll::Kind;
+
+bool kind_of(MPI_Datatype t, Kind* k) {
+  switch (t) {
+    case MPI_CHAR: case MPI_CHARACTER: *k = Kind::c_char; return true;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: *k = Kind::c_signed_char; return true;
+    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: *k = Kind::c_unsigned_char; return true;
+    case MPI_BYTE: *k = Kind::byte; return true;
+    case MPI_WCHAR: *k = Kind::c_wchar; return true;
+    case MPI_SHORT: case MPI_INT16_T: *k = Kind::c_short; return true;
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: *k = Kind::c_unsigned_short; return true;
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_LOGICAL: *k = Kind::c_int; return true;
+    case MPI_UNSIGNED: case MPI_UINT32_T: *k = Kind::c_unsigned; return true;
+    case MPI_LONG: case MPI_INT64_T: case MPI_AINT: *k = Kind::c_long; return true;
+    case MPI_UNSIGNED_LONG: case MPI_UINT64_T: *k = Kind::c_unsigned_long; return true;
+    case MPI_LONG_LONG_INT: case MPI_OFFSET: case MPI_COUNT: *k = Kind::c_long_long; return true;
+    case MPI_UNSIGNED_LONG_LONG: *k = Kind::c_unsigned_long_long; return true;
+    case MPI_FLOAT: case MPI_REAL: *k = Kind::c_float; return true;
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: *k = Kind::c_double; return true;
+    case MPI_LONG_DOUBLE: *k = Kind::c_long_double; return true;
+    case MPI_C_BOOL: *k = Kind::c_bool; return true;
+    case MPI_FLOAT_INT: *k = Kind::float_int; return true;
+    case MPI_DOUBLE_INT: *k = Kind::double_int; return true;
+    case MPI_LONG_INT: *k = Kind::long_int; return true;
+    case MPI_2INT: case MPI_2INTEGER: *k = Kind::two_int; return true;
+    case MPI_SHORT_INT: *k = Kind::short_int; return true;
+    case MPI_LONG_DOUBLE_INT: *k = Kind::long_double_int; return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Err OpTable::create(MPI_User_function* fn, bool commutative, MPI_Op* out) {
+  if (fn == nullptr) return fail(Err::arg, "user function is NULL");
+  for (std::size_t i = 0; i < user_.size(); ++i) {
+    if (user_[i].fn == nullptr) {
+      user_[i] = {fn, commutative};
+      *out = kFirstUser + static_cast<MPI_Op>(i);
+      return Err::ok;
+    }
+  }
+  user_.push_back({fn, commutative});
+  *out = kFirstUser + static_cast<MPI_Op>(user_.size() - 1);
+  return Err::ok;
+}
+
+Err OpTable::free(MPI_Op* op) {
+  std::size_t i = static_cast<std::size_t>(*op - kFirstUser);
+  if (*op < kFirstUser || i >= user_.size() || user_[i].fn == nullptr) {
+    return fail(Err::op, "op %d is not a user-defined operation", *op);
+  }
+  user_[i] = {};
+  *op = MPI_OP_NULL;
+  return Err::ok;
+}
+
+Err OpTable::reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std::size_t count,
+                       coll::Reduction* out) const {
+  if (op >= kFirstUser) {
+    std::size_t i = static_cast<std::size_t>(op - kFirstUser);
+    if (i >= user_.size() || user_[i].fn == nullptr) return fail(Err::op, "op %d is not valid", op);
+    MPI_User_function* fn = user_[i].fn;
+    out->elem_size = elem_size;
+    out->count = count;
+    out->commutative = user_[i].commutative;
+    out->combine = [fn, type](const void* in, void* inout, std::size_t n) {
+      int len = static_cast<int>(n);
+      MPI_Datatype t = type;
+      fn(const_cast<void*>(in), inout, &len, &t);
+    };
+    return Err::ok;
+  }
+  if (op < MPI_MAX || op > MPI_MINLOC) return fail(Err::op, "op %d is not valid here", op);
+  Kind kind;
+  if (!kind_of(type, &kind)) {
+    return fail(Err::op, "datatype %d is not one predefined reductions apply to", type);
+  }
+  auto cop = static_cast<coll::Op>(op - MPI_MAX);
+  if (coll::predefined_reduction(cop, kind, count, out) != coll::Status::ok) {
+    return fail(Err::op, "operation %d is not defined for datatype %d", op, type);
+  }
+  return Err::ok;
+}
+
+}  // namespace ftmpi

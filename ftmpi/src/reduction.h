@@ -1,0 +1,32 @@
+// MPI_Op handles and how a (datatype, op) pair becomes the collectives layer's Reduction.
+// Predefined ops are handles 1..13 (mpi.h); MPI_Op_create appends user ops.
+#pragma once
+
+#include <ftmpi/coll/ops.h>
+#include <mpi.h>
+
+#include <vector>
+
+#include "error.h"
+
+namespace ftmpi {
+
+class OpTable {
+ public:
+  Err create(MPI_User_function* fn, bool commutative, MPI_Op* out);
+  Err free(MPI_Op* op);
+  // Builds the reduction of `count` elements of `type` under `op`; Err::op for pairs MPI does
+  // not allow, Err::type for types no reduction takes.
+  Err reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std::size_t count,
+                coll::Reduction* out) const;
+
+ private:
+  struct UserOp {
+    MPI_User_function* fn = nullptr;
+    bool commutative = true;
+  };
+  std::vector<UserOp> user_;  // handle = kFirstUser + index
+  static constexpr MPI_Op kFirstUser = 64;
+};
+
+}  // namespace ftmpi
