@@ -11,8 +11,11 @@ root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 # DEMO is an executable, a C source (compiled below with the installed mpicc, which doubles
 # as a check of the wrappers), or a name found in build/bin; relative paths are from the repo
 # root. DEMO_NP is the number of ranks.
-DEMO=${DEMO:-tests/apps/demo}
-DEMO_NP=${DEMO_NP:-4}
+# The main demo: 6 ranks compute, rank 3 is SIGKILLed at step 20, the survivors repair
+# MPI_COMM_WORLD (SHRINK) and finish with a result checked against a serial sum.
+DEMO=${DEMO:-tests/apps/demo.c}
+DEMO_NP=${DEMO_NP:-6}
+DEMO_MPIRUN_ARGS=${DEMO_MPIRUN_ARGS:---comm-mode shrink}
 # >>>>> end of LEAD section <<<<<
 
 build=${FTMPI_BUILD_DIR:-$root/build}
@@ -46,5 +49,6 @@ else
   "$prefix/bin/mpicc" -O2 -o "$exe" "$src"
 fi
 
-echo "+ $prefix/bin/mpirun -n $DEMO_NP $exe $*"
-exec "$prefix/bin/mpirun" -n "$DEMO_NP" "$exe" "$@"
+echo "+ $prefix/bin/mpirun -n $DEMO_NP $DEMO_MPIRUN_ARGS $exe $*"
+# shellcheck disable=SC2086  # the launcher options are meant to split into words
+exec "$prefix/bin/mpirun" -n "$DEMO_NP" $DEMO_MPIRUN_ARGS "$exe" "$@"
