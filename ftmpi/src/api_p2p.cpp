@@ -1,8 +1,10 @@
 // C API: point-to-point. Each entry checks its arguments, finds the objects, calls the engine and
 // maps the outcome through the communicator's error handler. No logic beyond that lives here.
 #include <cstring>
+#include <vector>
 
 #include "library.h"
+#include "api_request.h"
 #include "match_bits.h"
 
 using namespace ftmpi;
@@ -81,12 +83,6 @@ void fill_status(const Request& r, MPI_Status* st) {
   set_count(st, r.bytes, false);
 }
 
-void fill_empty_status(MPI_Status* st) {
-  if (st == MPI_STATUS_IGNORE) return;
-  st->MPI_SOURCE = MPI_ANY_SOURCE;
-  st->MPI_TAG = MPI_ANY_TAG;
-  set_count(st, 0, false);
-}
 
 void fill_proc_null_status(MPI_Status* st) {
   if (st == MPI_STATUS_IGNORE) return;
@@ -133,6 +129,17 @@ MPI_Request proc_null_request(Comm* comm) {
   return r->handle;
 }
 
+}  // namespace
+
+namespace ftmpi {
+
+void fill_empty_status(MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  set_count(st, 0, false);
+}
+
 // Retires a completed request: fills the status, frees the record, returns its error code.
 int retire(Request* r, MPI_Status* st, MPI_Request* handle) {
   fill_status(*r, st);
@@ -149,7 +156,7 @@ int retire(Request* r, MPI_Status* st, MPI_Request* handle) {
   return e;
 }
 
-}  // namespace
+}  // namespace ftmpi
 
 extern "C" {
 
@@ -222,76 +229,6 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
   return MPI_SUCCESS;
 }
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  if (Err e = check_initialized("MPI_Wait"); e != Err::ok) return to_code(e);
-  if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
-  if (*request == MPI_REQUEST_NULL) {
-    fill_empty_status(status);
-    return MPI_SUCCESS;
-  }
-  Request* r = lib().engine.requests().find(*request);
-  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
-  Comm* comm = r->comm;
-  lib().engine.wait(r);
-  return raise_code(comm, retire(r, status, request));
-}
-
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  if (Err e = check_initialized("MPI_Test"); e != Err::ok) return to_code(e);
-  if (request == nullptr || flag == nullptr) {
-    return raise_world(fail(Err::arg, "request or flag pointer is NULL"));
-  }
-  if (*request == MPI_REQUEST_NULL) {
-    *flag = 1;
-    fill_empty_status(status);
-    return MPI_SUCCESS;
-  }
-  Request* r = lib().engine.requests().find(*request);
-  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
-  if (!r->complete) lib().engine.progress();
-  if (!r->complete) {
-    *flag = 0;
-    return MPI_SUCCESS;
-  }
-  *flag = 1;
-  Comm* comm = r->comm;
-  return raise_code(comm, retire(r, status, request));
-}
-
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  if (Err e = check_initialized("MPI_Waitall"); e != Err::ok) return to_code(e);
-  if (count < 0) return raise_world(fail(Err::count, "count %d is negative", count));
-  if (count > 0 && requests == nullptr) {
-    return raise_world(fail(Err::request, "request array is NULL"));
-  }
-  RequestPool& pool = lib().engine.requests();
-  for (int i = 0; i < count; ++i) {
-    if (requests[i] != MPI_REQUEST_NULL && pool.find(requests[i]) == nullptr) {
-      return raise_world(fail(Err::request, "request %d (index %d) is not active", requests[i], i));
-    }
-  }
-  bool any_error = false;
-  Comm* err_comm = nullptr;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-    if (requests[i] == MPI_REQUEST_NULL) {
-      fill_empty_status(st);
-      if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
-      continue;
-    }
-    Request* r = pool.find(requests[i]);
-    Comm* comm = r->comm;
-    lib().engine.wait(r);
-    int e = retire(r, st, &requests[i]);
-    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
-    if (e != MPI_SUCCESS) {
-      any_error = true;
-      err_comm = comm;
-    }
-  }
-  return any_error ? raise(err_comm, Err::in_status) : MPI_SUCCESS;
-}
-
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
   if (status == nullptr || count == nullptr) {
     return raise_world(fail(Err::arg, "status or count pointer is NULL"));
@@ -310,6 +247,55 @@ int MPI_Type_size(MPI_Datatype type, int* size) {
   if (Err e = lib().types.find(type, &t); e != Err::ok) return raise_world(e);
   *size = static_cast<int>(t->size);
   return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+extern "C" {
+
+// A ready send may assume the receive is posted; sending it as a standard send is always
+// correct (MPI-1.3 3.4).
+int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return MPI_Send(buf, count, type, dest, tag, comm);
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return MPI_Isend(buf, count, type, dest, tag, comm, request);
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status* status) {
+  MPI_Request reqs[2];
+  // Post the receive first so two ranks exchanging large messages cannot wait on each other.
+  int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0]);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &reqs[1]);
+  if (rc != MPI_SUCCESS) {
+    (void)MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    return rc;
+  }
+  MPI_Status st[2];
+  rc = MPI_Waitall(2, reqs, st);
+  if (status != MPI_STATUS_IGNORE) *status = st[0];
+  if (rc == MPI_ERR_IN_STATUS || error_class_of(rc) == MPI_ERR_IN_STATUS) {
+    return st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+  }
+  return rc;
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  Checked c;
+  if (Err e = check_recv(buf, count, type, source, recvtag, comm, &c); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  // Send from a packed copy, so the receive may overwrite the buffer.
+  std::vector<std::uint8_t> copy(c.bytes);
+  if (c.bytes > 0) pack(buf, static_cast<std::size_t>(count), *c.type, copy.data());
+  return MPI_Sendrecv(copy.data(), static_cast<int>(c.bytes), MPI_PACKED, dest, sendtag, buf, count,
+                      type, source, recvtag, comm, status);
 }
 
 }  // extern "C"

@@ -155,6 +155,7 @@ void Engine::complete(const Completion& c) {
       r->error = to_code(fail(Err::intern, "transport: %s", transport::status_name(c.status)));
       break;
   }
+  if (r->retired) requests_.release(r);  // freed by the user while pending
 }
 
 void Engine::retire(Request* r) {

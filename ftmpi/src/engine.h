@@ -47,6 +47,10 @@ class Engine {
   // The user is done with a complete request; its record is recycled as soon as the transport
   // no longer refers to it.
   void retire(Request* r);
+  // MPI_Request_free on a pending request: the operation goes on, nobody will wait for it, and
+  // the record is recycled when the transport completes it. (A non-contiguous receive freed this
+  // way is not unpacked.)
+  void abandon(Request* r) { r->retired = true; }
   // Completes a pending request at once with an error code (failure handling); a receive is also
   // canceled in the transport.
   void purge(Request* r, int error_code);

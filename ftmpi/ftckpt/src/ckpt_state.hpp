@@ -1,0 +1,100 @@
+// Internal state of libftckpt: protected regions, save generations (epochs), the slot ring,
+// the result of the last recovery. One instance per process (the C API is process global).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "ftckpt.h"
+#include "ftckpt/placement.hpp"
+
+namespace ftckpt {
+
+struct Region {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+};
+
+// A save generation: the communicator as it was while a run of saves was taken. Placement
+// ranks are ranks of the epoch. The MPI_Group is a snapshot, so after any number of repairs
+// translating it into the repaired communicator tells which of its members are gone - the
+// library never needs the application to report failures.
+struct Epoch {
+  int id = 0;
+  MPI_Group group = MPI_GROUP_NULL;
+  int n = 0;
+  int my_rank = -1;
+  std::vector<char> gap_at_start;  // BLANK: ranks that were already gaps (own no data)
+  std::vector<int> now;            // epoch rank -> current rank, -1 when lost (or a gap)
+};
+
+// One iteration in the ring. The image format (image.hpp) is the same for the own copy and
+// the copies held for others, so lookup by region id works on both.
+struct Slot {
+  std::int64_t k = -1;  // -1: free
+  int epoch = -1;
+  bool complete = false;
+  bool on_disk = false;              // level-4 files were written and agreed for this k
+  std::vector<char> image;           // own checkpoint
+  std::map<int, std::vector<char>> held;  // owner epoch rank -> copy
+};
+
+struct DiskSave {  // a level-4 iteration that completed on every member
+  std::int64_t k;
+  int epoch;
+};
+
+struct Recovery {
+  bool valid = false;
+  std::int64_t k = -1;
+  int epoch = -1;
+  int level = FTCKPT_LEVEL_NONE;
+  int slot = -1;               // ring slot of k (memory levels)
+  std::vector<int> source;     // epoch rank -> current rank that serves its data, -1: file
+};
+
+struct State {
+  bool initialised = false;
+  MPI_Comm user = MPI_COMM_NULL;  // the application's communicator, repaired by the app
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate; NULL after a failed re-creation
+  int df = 2, sd = 2;
+  int required = 0;
+  bool refuse = false, verbose = false;
+  std::string l4_dir;
+  int l4_every = 10;
+  std::map<int, Region> regions;
+  std::vector<Epoch> epochs;      // oldest first; back() is the current one
+  std::vector<Slot> slots;        // SD + 1
+  std::vector<DiskSave> disk;     // agreed level-4 saves, oldest first
+  std::int64_t next_k = 0;
+  int seq = 0;                    // message generation, agreed at Init and every Recover
+  int tolerated = 0;
+  Recovery rec;
+  std::int64_t kill_in_save = -1;
+};
+
+State& state();
+
+// Current epoch helpers.
+inline Epoch& current_epoch() { return state().epochs.back(); }
+Epoch* find_epoch(int id);
+
+// Makes a new epoch from state().comm (after Init or a recovery) and recomputes the
+// tolerance for its size; warns (or, at Init with refuse set, fails) below the requirement.
+int begin_epoch(bool at_init);
+
+// Tag for the library's next message round. Tags carry a generation so that messages of an
+// interrupted round can never match a later one, even where the message mode keeps context ids.
+int next_tag();
+
+// Prints on stderr once per job: by the lowest rank of the library communicator.
+void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Rank in state().comm, or -1.
+int my_rank();
+
+}  // namespace ftckpt

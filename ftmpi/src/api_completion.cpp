@@ -1,0 +1,246 @@
+// C API: completing requests — Wait/Test and their any/some/all variants, Request_free.
+// MPI-1.3 3.7.3/3.7.5: null requests count as inactive; "any"/"some" over only inactive
+// requests return MPI_UNDEFINED; errors of the multiple-completion calls are reported per
+// request in MPI_ERROR with MPI_ERR_IN_STATUS.
+#include <vector>
+
+#include "api_request.h"
+#include "library.h"
+
+using namespace ftmpi;
+
+namespace {
+
+Err check_array(int count, const MPI_Request* reqs) {
+  if (count < 0) return fail(Err::count, "count %d is negative", count);
+  if (count > 0 && reqs == nullptr) return fail(Err::request, "request array is NULL");
+  RequestPool& pool = lib().engine.requests();
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] != MPI_REQUEST_NULL && pool.find(reqs[i]) == nullptr) {
+      return fail(Err::request, "request %d (index %d) is not active", reqs[i], i);
+    }
+  }
+  return Err::ok;
+}
+
+bool all_inactive(int count, const MPI_Request* reqs) {
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] != MPI_REQUEST_NULL) return false;
+  }
+  return true;
+}
+
+// Index of a complete request, or -1.
+int find_complete(int count, const MPI_Request* reqs) {
+  RequestPool& pool = lib().engine.requests();
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    if (pool.find(reqs[i])->complete) return i;
+  }
+  return -1;
+}
+
+MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// Retires every complete request; fills outcount/indices/statuses as Waitsome/Testsome do.
+int retire_some(int count, MPI_Request* reqs, int* outcount, int* indices, MPI_Status* statuses) {
+  RequestPool& pool = lib().engine.requests();
+  int n = 0, first_error = MPI_SUCCESS;
+  Comm* err_comm = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    Request* r = pool.find(reqs[i]);
+    if (!r->complete) continue;
+    Comm* comm = r->comm;
+    MPI_Status* st = status_at(statuses, n);
+    int e = retire(r, st, &reqs[i]);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
+    if (e != MPI_SUCCESS && first_error == MPI_SUCCESS) {
+      first_error = e;
+      err_comm = comm;
+    }
+    indices[n++] = i;
+  }
+  *outcount = n;
+  return first_error == MPI_SUCCESS ? MPI_SUCCESS : raise(err_comm, Err::in_status);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (Err e = check_initialized("MPI_Wait"); e != Err::ok) return to_code(e);
+  if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
+  if (*request == MPI_REQUEST_NULL) {
+    fill_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  Request* r = lib().engine.requests().find(*request);
+  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  Comm* comm = r->comm;
+  lib().engine.wait(r);
+  return raise_code(comm, retire(r, status, request));
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (Err e = check_initialized("MPI_Test"); e != Err::ok) return to_code(e);
+  if (request == nullptr || flag == nullptr) {
+    return raise_world(fail(Err::arg, "request or flag pointer is NULL"));
+  }
+  if (*request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    fill_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  Request* r = lib().engine.requests().find(*request);
+  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  if (!r->complete) lib().engine.progress();
+  if (!r->complete) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  Comm* comm = r->comm;
+  return raise_code(comm, retire(r, status, request));
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (Err e = check_initialized("MPI_Waitall"); e != Err::ok) return to_code(e);
+  if (count < 0) return raise_world(fail(Err::count, "count %d is negative", count));
+  if (count > 0 && requests == nullptr) {
+    return raise_world(fail(Err::request, "request array is NULL"));
+  }
+  RequestPool& pool = lib().engine.requests();
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] != MPI_REQUEST_NULL && pool.find(requests[i]) == nullptr) {
+      return raise_world(fail(Err::request, "request %d (index %d) is not active", requests[i], i));
+    }
+  }
+  bool any_error = false;
+  Comm* err_comm = nullptr;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    if (requests[i] == MPI_REQUEST_NULL) {
+      fill_empty_status(st);
+      if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
+      continue;
+    }
+    Request* r = pool.find(requests[i]);
+    Comm* comm = r->comm;
+    lib().engine.wait(r);
+    int e = retire(r, st, &requests[i]);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
+    if (e != MPI_SUCCESS) {
+      any_error = true;
+      err_comm = comm;
+    }
+  }
+  return any_error ? raise(err_comm, Err::in_status) : MPI_SUCCESS;
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  if (Err e = check_initialized("MPI_Waitany"); e != Err::ok) return to_code(e);
+  if (Err e = check_array(count, requests); e != Err::ok) return raise_world(e);
+  if (index == nullptr) return raise_world(fail(Err::arg, "index pointer is NULL"));
+  if (all_inactive(count, requests)) {
+    *index = MPI_UNDEFINED;
+    fill_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int i = -1;
+  lib().engine.wait_until([&] { return (i = find_complete(count, requests)) >= 0; });
+  Request* r = lib().engine.requests().find(requests[i]);
+  Comm* comm = r->comm;
+  *index = i;
+  return raise_code(comm, retire(r, status, &requests[i]));
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  if (Err e = check_initialized("MPI_Testany"); e != Err::ok) return to_code(e);
+  if (Err e = check_array(count, requests); e != Err::ok) return raise_world(e);
+  if (index == nullptr || flag == nullptr) return raise_world(fail(Err::arg, "index or flag pointer is NULL"));
+  if (all_inactive(count, requests)) {
+    *index = MPI_UNDEFINED;
+    *flag = 1;
+    fill_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  lib().engine.progress();
+  int i = find_complete(count, requests);
+  if (i < 0) {
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  Request* r = lib().engine.requests().find(requests[i]);
+  Comm* comm = r->comm;
+  *flag = 1;
+  *index = i;
+  return raise_code(comm, retire(r, status, &requests[i]));
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  if (Err e = check_initialized("MPI_Waitsome"); e != Err::ok) return to_code(e);
+  if (Err e = check_array(incount, requests); e != Err::ok) return raise_world(e);
+  if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
+    return raise_world(fail(Err::arg, "outcount or indices pointer is NULL"));
+  }
+  if (all_inactive(incount, requests)) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  lib().engine.wait_until([&] { return find_complete(incount, requests) >= 0; });
+  return retire_some(incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  if (Err e = check_initialized("MPI_Testsome"); e != Err::ok) return to_code(e);
+  if (Err e = check_array(incount, requests); e != Err::ok) return raise_world(e);
+  if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
+    return raise_world(fail(Err::arg, "outcount or indices pointer is NULL"));
+  }
+  if (all_inactive(incount, requests)) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  lib().engine.progress();
+  return retire_some(incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  if (Err e = check_initialized("MPI_Testall"); e != Err::ok) return to_code(e);
+  if (Err e = check_array(count, requests); e != Err::ok) return raise_world(e);
+  if (flag == nullptr) return raise_world(fail(Err::arg, "flag pointer is NULL"));
+  lib().engine.progress();
+  RequestPool& pool = lib().engine.requests();
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] != MPI_REQUEST_NULL && !pool.find(requests[i])->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return MPI_Waitall(count, requests, statuses);  // everything is complete: no waiting
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  if (Err e = check_initialized("MPI_Request_free"); e != Err::ok) return to_code(e);
+  if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
+  Request* r = lib().engine.requests().find(*request);
+  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  if (r->complete) {
+    (void)retire(r, MPI_STATUS_IGNORE, request);
+  } else {
+    // The operation goes on; its record is recycled when it completes (Engine::complete).
+    lib().engine.abandon(r);
+    *request = MPI_REQUEST_NULL;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
