@@ -40,6 +40,13 @@ extern "C" {
 #define FTMPI_COLL_MODE_ATOMIC 0
 #define FTMPI_COLL_MODE_RELAXED 1
 
+/* Cached attributes (read with MPI_Comm_get_attr / MPI_Attr_get; the value is an int*). */
+#define FTMPI_NUM_FAILED_PROCS 6
+#define FTMPI_COMM_STATE 7
+#define FTMPI_COMM_MODE 8
+#define FTMPI_MSG_MODE 9
+#define FTMPI_COLL_MODE 10
+
 /* How this process started. */
 #define FTMPI_INIT_NEW 0
 #define FTMPI_INIT_RESTARTED 1

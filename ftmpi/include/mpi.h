@@ -188,6 +188,35 @@ typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                               void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+int ftmpi_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+int ftmpi_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+int ftmpi_null_delete_fn(MPI_Comm, int, void *, void *);
+#define MPI_NULL_COPY_FN ftmpi_null_copy_fn
+#define MPI_DUP_FN ftmpi_dup_fn
+#define MPI_NULL_DELETE_FN ftmpi_null_delete_fn
+#define MPI_COMM_NULL_COPY_FN ftmpi_null_copy_fn
+#define MPI_COMM_DUP_FN ftmpi_dup_fn
+#define MPI_COMM_NULL_DELETE_FN ftmpi_null_delete_fn
+
+/* ---- attributes ---- */
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+                           MPI_Comm_delete_attr_function *delete_fn, int *keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
+
 /* ---- environment ---- */
 int MPI_Init(int *argc, char ***argv);
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);

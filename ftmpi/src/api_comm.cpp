@@ -19,7 +19,10 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Comm* c = nullptr;
   if (Err e = find(comm, &c, "MPI_Comm_dup"); e != Err::ok) return raise(c, e);
   if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
-  return raise(c, lib().construct.dup(c, newcomm));
+  if (Err e = lib().construct.dup(c, newcomm); e != Err::ok) return raise(c, e);
+  Comm* child = nullptr;
+  (void)lib().comms.lookup(*newcomm, &child);
+  return raise(c, lib().attrs.copy_all(c, child));
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
@@ -36,6 +39,10 @@ int MPI_Comm_free(MPI_Comm* comm) {
   if (comm == nullptr) return raise_world(fail(Err::arg, "comm pointer is NULL"));
   Comm* c = nullptr;
   if (Err e = find(*comm, &c, "MPI_Comm_free"); e != Err::ok) return raise(c, e);
+  if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) {
+    return raise(c, fail(Err::comm, "%s cannot be freed", c->name.c_str()));
+  }
+  if (Err e = lib().attrs.delete_all(c); e != Err::ok) return raise(c, e);
   if (Err e = lib().construct.free(c); e != Err::ok) return raise(c, e);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

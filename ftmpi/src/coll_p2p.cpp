@@ -33,7 +33,7 @@ coll::Status CommP2P::isend(int peer, const void* buf, std::size_t bytes, int ta
                             coll::RequestId* req) {
   if (failed()) return coll::Status::proc_failed;
   Request* r = nullptr;
-  Err e = engine_->isend(buf, bytes, peer, tag, comm_, comm_->context + 1, &r);
+  Err e = engine_->isend(buf, bytes, peer, tag, comm_, comm_->coll_context, &r);
   return track(e, r, req);
 }
 
@@ -41,7 +41,7 @@ coll::Status CommP2P::irecv(int peer, void* buf, std::size_t bytes, int tag,
                             coll::RequestId* req) {
   if (failed()) return coll::Status::proc_failed;
   Request* r = nullptr;
-  Err e = engine_->irecv(buf, bytes, peer, tag, comm_, comm_->context + 1, &r);
+  Err e = engine_->irecv(buf, bytes, peer, tag, comm_, comm_->coll_context, &r);
   return track(e, r, req);
 }
 

@@ -8,6 +8,7 @@ void CommTable::init(int nprocs, int my_proc, int comm_mode, int msg_mode) {
   auto world = std::make_unique<Comm>();
   world->handle = MPI_COMM_WORLD;
   world->context = 0;
+  world->coll_context = 1;
   world->rank = my_proc;
   // With a fault-tolerant mode, errors on WORLD are returned so the application can react.
   world->errhandler = comm_mode == FTMPI_COMM_MODE_ABORT ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN;
@@ -20,6 +21,7 @@ void CommTable::init(int nprocs, int my_proc, int comm_mode, int msg_mode) {
   auto self = std::make_unique<Comm>();
   self->handle = MPI_COMM_SELF;
   self->context = 2;
+  self->coll_context = 3;
   self->rank = 0;
   self->errhandler = MPI_ERRORS_ARE_FATAL;
   self->name = "MPI_COMM_SELF";

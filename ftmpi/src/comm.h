@@ -6,6 +6,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,7 +17,11 @@ namespace ftmpi {
 
 struct Comm {
   MPI_Comm handle = MPI_COMM_NULL;
-  std::uint32_t context = 0;          // point-to-point; context + 1 is for collectives
+  std::uint32_t context = 0;          // point-to-point (even)
+  // Collectives: the odd id of a pair. Normally context + 1; a CONT repair keeps `context` (so
+  // point-to-point messages survive) but takes a new pair here, so that messages of a
+  // collective cut short by the failure can never match a later collective.
+  std::uint32_t coll_context = 1;
   std::vector<std::uint32_t> procs;   // communicator rank -> process index (transport peer)
   std::vector<int> rank_of_proc;      // process index -> communicator rank, -1 if absent
   int rank = 0;
@@ -30,6 +35,9 @@ struct Comm {
   int state = FTMPI_COMM_OK;
   std::vector<unsigned char> proc_state;  // per communicator rank, FTMPI_PROC_*
   std::vector<int> failed;                // ranks failed since the last repair, in order seen
+
+  std::map<int, void*> attributes;  // keyval -> value (attributes.cpp)
+  int attr_values[5] = {};          // storage behind the FTMPI_* cached attributes
 
   int size() const { return static_cast<int>(procs.size()); }
   bool is_failed(int r) const { return proc_state[static_cast<std::size_t>(r)] == FTMPI_PROC_FAILED; }

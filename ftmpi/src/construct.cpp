@@ -74,12 +74,12 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
     c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
   }
   // NOP: a new generation gets a new context, so nothing sent before the repair can match.
-  // CONT: the context stays, so messages sent before the failure are still delivered.
-  if (c->msg_mode == FTMPI_MSG_MODE_NOP) {
-    std::uint32_t context = take_context(used);
-    if (context == 0) return fail(Err::intern, "out of context ids");
-    c->context = context;
-  }
+  // CONT: the point-to-point context stays, so messages sent before the failure are still
+  // delivered; collectives always move to the new pair (see Comm::coll_context).
+  std::uint32_t context = take_context(used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+  if (c->msg_mode == FTMPI_MSG_MODE_NOP) c->context = context;
+  c->coll_context = context + 1;
   c->failed.clear();
   c->state = FTMPI_COMM_RECOVERED;
   return Err::ok;
@@ -113,6 +113,7 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
 std::unique_ptr<Comm> Constructor::child_of(const Comm& parent, std::uint32_t context) {
   auto c = std::make_unique<Comm>();
   c->context = context;
+  c->coll_context = context + 1;
   c->errhandler = parent.errhandler;
   c->comm_mode = parent.comm_mode;
   c->msg_mode = parent.msg_mode;
@@ -171,6 +172,7 @@ Err Constructor::free(Comm* comm) {
     return fail(Err::comm, "%s cannot be freed", comm->name.c_str());
   }
   comms_->release_context(comm->context);
+  if (comm->coll_context != comm->context + 1) comms_->release_context(comm->coll_context - 1);
   comms_->remove(comm->handle);
   return Err::ok;
 }

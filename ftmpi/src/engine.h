@@ -25,7 +25,7 @@ class Engine {
   void shutdown();
 
   // dest/source are communicator ranks already validated (MPI_PROC_NULL handled by caller).
-  // context: comm->context for user traffic, comm->context + 1 for collectives.
+  // context: comm->context for user traffic, comm->coll_context for collectives.
   // stage: non-contiguous data already packed; the request takes it over and sends from it.
   Err isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
             std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage = nullptr);

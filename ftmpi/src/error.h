@@ -24,6 +24,7 @@ enum class [[nodiscard]] Err : int {
   intern = MPI_ERR_INTERN,
   in_status = MPI_ERR_IN_STATUS,
   pending = MPI_ERR_PENDING,
+  keyval = MPI_ERR_KEYVAL,
   no_mem = MPI_ERR_NO_MEM,
 };
 

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include "attributes.h"
 #include "comm.h"
 #include "consensus.h"
 #include "construct.h"
@@ -22,6 +23,7 @@ struct Library {
   CommTable comms;
   DatatypeTable types;
   OpTable ops;
+  Attributes attrs;
   FaultHandler ft{&comms, &engine, &runtime};
   Consensus consensus{&engine};
   Constructor construct{&comms, &engine, &consensus};

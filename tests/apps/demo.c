@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   rank = wrank;
+  int me = rank, nvalid = size; /* my index among the valid ranks, and how many there are */
   int victim = argc > 1 ? atoi(argv[1]) : size / 2;
   int kill_step = argc > 2 ? atoi(argv[2]) : STEPS / 2;
   const char *killfile = "/tmp/ftmpi-demo-killtime";
@@ -53,7 +54,7 @@ int main(int argc, char **argv) {
       if (f) { fprintf(f, "%.9f\n", now()); fclose(f); }
       raise(SIGKILL);
     }
-    double part = step_sum(step, rank, size), sum = 0;
+    double part = step_sum(step, me, nvalid), sum = 0;
     int rc = MPI_Allreduce(&part, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
       double t_detect = now();
@@ -67,14 +68,23 @@ int main(int argc, char **argv) {
       int old_rank = rank;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       MPI_Comm_size(MPI_COMM_WORLD, &size);
+      /* SHRINK: no gaps, me == rank. BLANK: failed ranks stay as gaps, so share the work
+       * among the valid ones. */
+      FTMPI_Comm_valid_size(MPI_COMM_WORLD, &nvalid);
+      me = 0;
+      for (int r = 0; r < rank; r++) {
+        int st;
+        FTMPI_Comm_proc_state(MPI_COMM_WORLD, r, &st);
+        if (st != FTMPI_PROC_FAILED) me++;
+      }
       if (t_kill == 0) {
         FILE *f = fopen(killfile, "r");
         if (f) { if (fscanf(f, "%lf", &t_kill) != 1) t_kill = 0; fclose(f); }
       }
       failures_seen++;
       printf("rank %d -> %d: step %d failed (rank %d lost), detected %.2f ms after the kill, "
-             "repaired in %.2f ms; now %d ranks\n", old_rank, rank, step, n > 0 ? failed[0] : -1,
-             t_kill > 0 ? 1e3 * (t_detect - t_kill) : -1.0, 1e3 * (t_repaired - t_detect), size);
+             "repaired in %.2f ms; now %d ranks (%d valid)\n", old_rank, rank, step, n > 0 ? failed[0] : -1,
+             t_kill > 0 ? 1e3 * (t_detect - t_kill) : -1.0, 1e3 * (t_repaired - t_detect), size, nvalid);
       fflush(stdout);
       continue; /* redo this step on the repaired communicator */
     }
@@ -84,7 +94,7 @@ int main(int argc, char **argv) {
   double expect = 0;
   for (long i = 0; i < (long)STEPS * BLOCK; i++) expect += 1.0 / ((double)(i + 1) * (i + 1));
   int ok = (total - expect) < 1e-12 && (expect - total) < 1e-12;
-  if (rank == 0) {
+  if (me == 0) {
     printf("demo: result %.15f, serial %.15f: %s (%d failure%s survived)\n", total, expect,
            ok ? "CORRECT" : "WRONG", failures_seen, failures_seen == 1 ? "" : "s");
   }

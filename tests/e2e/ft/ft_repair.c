@@ -148,6 +148,15 @@ int main(int argc, char **argv) {
   CHECK(state == FTMPI_PROC_FAILED, "victim state %d", state);
   FTMPI_Comm_valid_size(MPI_COMM_WORLD, &n);
   CHECK(n == size - 1, "valid size %d", n);
+  int *attr, flag;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_NUM_FAILED_PROCS, &attr, &flag);
+  CHECK(flag && *attr == 1, "FTMPI_NUM_FAILED_PROCS attribute %d", flag ? *attr : -1);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_COMM_STATE, &attr, &flag);
+  CHECK(flag && *attr == FTMPI_COMM_DETECTED, "FTMPI_COMM_STATE attribute %d", flag ? *attr : -1);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_COMM_MODE, &attr, &flag);
+  CHECK(flag && *attr == cmode, "FTMPI_COMM_MODE attribute");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_MSG_MODE, &attr, &flag);
+  CHECK(flag && *attr == mmode, "FTMPI_MSG_MODE attribute");
   if (mmode == FTMPI_MSG_MODE_NOP) {
     int next = (wrank + 1) % size == victim ? (wrank + 2) % size : (wrank + 1) % size;
     rc = MPI_Send(&v, 1, MPI_INT, next, 9, MPI_COMM_WORLD);
@@ -165,6 +174,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &nrank);
   FTMPI_Comm_failed_ranks(MPI_COMM_WORLD, 8, ranks, &n);
   CHECK(n == 0, "no unrepaired failures after repair (%d)", n);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_NUM_FAILED_PROCS, &attr, &flag);
+  CHECK(flag && *attr == 0, "FTMPI_NUM_FAILED_PROCS after repair %d", flag ? *attr : -1);
   FTMPI_Comm_valid_size(MPI_COMM_WORLD, &n);
   CHECK(n == size - 1, "valid size after repair %d", n);
   if (cmode == FTMPI_COMM_MODE_SHRINK) {

@@ -1,0 +1,124 @@
+#include "attributes.h"
+
+#include "match_bits.h"
+
+namespace ftmpi {
+namespace {
+
+// Values behind the predefined attributes; the standard hands out pointers to them.
+int g_tag_ub = match::kMaxTag;
+int g_host = MPI_PROC_NULL;
+int g_io = MPI_ANY_SOURCE;         // every process can do I/O
+int g_wtime_is_global = 0;         // not synchronized across hosts
+int g_universe_size = 1;
+
+bool predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= FTMPI_COLL_MODE; }
+
+}  // namespace
+
+Err Attributes::user_keyval(int keyval, Keyval** out) {
+  std::size_t i = static_cast<std::size_t>(keyval - kFirstUser);
+  if (keyval < kFirstUser || i >= keyvals_.size() || !keyvals_[i].live) {
+    return fail(Err::keyval, "keyval %d is not a valid user keyval", keyval);
+  }
+  *out = &keyvals_[i];
+  return Err::ok;
+}
+
+Err Attributes::create_keyval(MPI_Copy_function* copy, MPI_Delete_function* del, void* extra,
+                              int* keyval) {
+  keyvals_.push_back({copy, del, extra, true});
+  *keyval = kFirstUser + static_cast<int>(keyvals_.size() - 1);
+  return Err::ok;
+}
+
+Err Attributes::free_keyval(int* keyval) {
+  Keyval* k = nullptr;
+  if (Err e = user_keyval(*keyval, &k); e != Err::ok) return e;
+  // Attributes already attached keep their callbacks' effect; the key just cannot be reused.
+  k->live = false;
+  *keyval = MPI_KEYVAL_INVALID;
+  return Err::ok;
+}
+
+Err Attributes::set(Comm* c, int keyval, void* value) {
+  if (predefined(keyval)) return fail(Err::keyval, "keyval %d is predefined and read-only", keyval);
+  Keyval* k = nullptr;
+  if (Err e = user_keyval(keyval, &k); e != Err::ok) return e;
+  auto it = c->attributes.find(keyval);
+  if (it != c->attributes.end() && k->del != nullptr) {
+    int rc = k->del(c->handle, keyval, it->second, k->extra);
+    if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
+  }
+  c->attributes[keyval] = value;
+  return Err::ok;
+}
+
+Err Attributes::get(Comm* c, int keyval, void** value, int* flag, int universe_size) {
+  *flag = 1;
+  switch (keyval) {
+    case MPI_TAG_UB: *value = &g_tag_ub; return Err::ok;
+    case MPI_HOST: *value = &g_host; return Err::ok;
+    case MPI_IO: *value = &g_io; return Err::ok;
+    case MPI_WTIME_IS_GLOBAL: *value = &g_wtime_is_global; return Err::ok;
+    case MPI_UNIVERSE_SIZE:
+      g_universe_size = universe_size;
+      *value = &g_universe_size;
+      return Err::ok;
+    case FTMPI_NUM_FAILED_PROCS: c->attr_values[0] = static_cast<int>(c->failed.size()); *value = &c->attr_values[0]; return Err::ok;
+    case FTMPI_COMM_STATE: c->attr_values[1] = c->state; *value = &c->attr_values[1]; return Err::ok;
+    case FTMPI_COMM_MODE: c->attr_values[2] = c->comm_mode; *value = &c->attr_values[2]; return Err::ok;
+    case FTMPI_MSG_MODE: c->attr_values[3] = c->msg_mode; *value = &c->attr_values[3]; return Err::ok;
+    case FTMPI_COLL_MODE: c->attr_values[4] = c->coll_mode; *value = &c->attr_values[4]; return Err::ok;
+    default: break;
+  }
+  Keyval* k = nullptr;
+  if (Err e = user_keyval(keyval, &k); e != Err::ok) {
+    *flag = 0;
+    return e;
+  }
+  auto it = c->attributes.find(keyval);
+  *flag = it != c->attributes.end() ? 1 : 0;
+  if (*flag) *value = it->second;
+  return Err::ok;
+}
+
+Err Attributes::remove(Comm* c, int keyval) {
+  if (predefined(keyval)) return fail(Err::keyval, "keyval %d is predefined and read-only", keyval);
+  Keyval* k = nullptr;
+  if (Err e = user_keyval(keyval, &k); e != Err::ok) return e;
+  auto it = c->attributes.find(keyval);
+  if (it == c->attributes.end()) return fail(Err::keyval, "keyval %d is not set on %s", keyval, c->name.c_str());
+  if (k->del != nullptr) {
+    int rc = k->del(c->handle, keyval, it->second, k->extra);
+    if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
+  }
+  c->attributes.erase(it);
+  return Err::ok;
+}
+
+Err Attributes::copy_all(Comm* parent, Comm* child) {
+  for (const auto& [keyval, value] : parent->attributes) {
+    const Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
+    if (k.copy == nullptr) continue;
+    void* out = nullptr;
+    int flag = 0;
+    int rc = k.copy(parent->handle, keyval, k.extra, value, &out, &flag);
+    if (rc != MPI_SUCCESS) return fail(Err::other, "copy callback of keyval %d returned %d", keyval, rc);
+    if (flag) child->attributes[keyval] = out;
+  }
+  return Err::ok;
+}
+
+Err Attributes::delete_all(Comm* c) {
+  for (const auto& [keyval, value] : c->attributes) {
+    const Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
+    if (k.del == nullptr) continue;
+    int rc = k.del(c->handle, keyval, value, k.extra);
+    if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
+  }
+  c->attributes.clear();
+  return Err::ok;
+}
+
+}  // namespace ftmpi
