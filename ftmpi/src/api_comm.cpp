@@ -1,5 +1,7 @@
 // C API: communicator constructors (which also repair, SPEC 4.5), free, names.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "group.h"
 #include "library.h"
@@ -33,6 +35,48 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return raise(c, fail(Err::arg, "color %d is negative and not MPI_UNDEFINED", color));
   }
   return raise(c, lib().construct.split(c, color, key, newcomm));
+}
+
+// A group's members become the new communicator in group order: exactly a split in which the
+// members share one color and their group rank is the key, so it reuses the same agreement
+// round (and repairs a communicator in error first, like dup and split).
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  Comm* c = nullptr;
+  if (Err e = find(comm, &c, "MPI_Comm_create"); e != Err::ok) return raise(c, e);
+  if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
+  const Group* g = nullptr;
+  if (Err e = groups().lookup(group, &g); e != Err::ok) return raise(c, e);
+  for (std::uint32_t p : g->procs) {
+    if (p >= c->rank_of_proc.size() || c->rank_of_proc[p] < 0) {
+      return raise(c, fail(Err::group, "the group has a process that is not in %s", c->name.c_str()));
+    }
+  }
+  int color = g->my_rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+  if (Err e = lib().construct.split(c, color, g->my_rank, newcomm); e != Err::ok) return raise(c, e);
+  Comm* child = nullptr;
+  if (*newcomm != MPI_COMM_NULL && lib().comms.lookup(*newcomm, &child) == Err::ok) {
+    child->name = "create of " + c->name;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  Comm* a = nullptr;
+  Comm* b = nullptr;
+  if (Err e = find(comm1, &a, "MPI_Comm_compare"); e != Err::ok) return raise(a, e);
+  if (Err e = find(comm2, &b, "MPI_Comm_compare"); e != Err::ok) return raise(b, e);
+  if (result == nullptr) return raise(a, fail(Err::arg, "result pointer is NULL"));
+  if (a == b) {
+    *result = MPI_IDENT;
+  } else if (a->procs == b->procs) {
+    *result = MPI_CONGRUENT;
+  } else {
+    std::vector<std::uint32_t> x = a->procs, y = b->procs;
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+  }
+  return MPI_SUCCESS;
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {
