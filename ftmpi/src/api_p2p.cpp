@@ -253,6 +253,38 @@ int MPI_Type_size(MPI_Datatype type, int* size) {
 
 extern "C" {
 
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  Checked c;
+  int dummy = 0;
+  Err e = check_recv(&dummy, 0, MPI_BYTE, source, tag, comm, &c);
+  if (e == Err::ok && flag == nullptr) e = fail(Err::arg, "flag pointer is NULL");
+  if (e != Err::ok) return raise(c.comm, e);
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    fill_proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  bool found = false;
+  Request r;
+  if (e = lib().engine.iprobe(source, tag, c.comm, &found, &r); e != Err::ok) return raise(c.comm, e);
+  *flag = found ? 1 : 0;
+  if (found) fill_status(r, status);
+  return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  int flag = 0;
+  Engine& eng = lib().engine;
+  int rc = MPI_SUCCESS;
+  // Each Iprobe also drives progress and re-checks the communicator's failure state, so a
+  // probe for a message from a process that died returns an error instead of waiting.
+  eng.wait_until([&] {
+    rc = MPI_Iprobe(source, tag, comm, &flag, status);
+    return rc != MPI_SUCCESS || flag != 0;
+  });
+  return rc;
+}
+
 // A ready send may assume the receive is posted; sending it as a standard send is always
 // correct (MPI-1.3 3.4).
 int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {

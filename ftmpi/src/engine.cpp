@@ -120,6 +120,20 @@ Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64
 void Engine::complete(const Completion& c) {
   auto* r = static_cast<Request*>(c.context);
   r->in_transport = false;
+  if (r->kind == Request::Kind::probe) {
+    r->complete = true;
+    r->found = c.status == Status::ok;
+    if (r->found) {
+      std::uint32_t proc = match::source_of(c.tag);
+      const std::vector<int>& map = r->comm->rank_of_proc;
+      r->source = proc < map.size() ? map[proc] : MPI_ANY_SOURCE;
+      r->tag = match::tag_of(c.tag);
+      r->bytes = c.message_len;
+    } else if (c.status != Status::no_message) {
+      r->error = to_code(fail(Err::intern, "probe failed: %s", transport::status_name(c.status)));
+    }
+    return;
+  }
   if (r->internal) {
     if (r->hook != nullptr && c.status == Status::ok) {
       r->owned.resize(c.len);
@@ -156,6 +170,39 @@ void Engine::complete(const Completion& c) {
       break;
   }
   if (r->retired) requests_.release(r);  // freed by the user while pending
+}
+
+Err Engine::iprobe(int source, int tag, Comm* comm, bool* found, Request* out) {
+  transport::PeerId peer = transport::kAnyPeer;
+  std::uint64_t ignore = 0;
+  std::uint32_t src_bits = 0;
+  if (source == MPI_ANY_SOURCE) {
+    ignore |= match::kSourceMask;
+  } else {
+    peer = comm->procs[static_cast<std::size_t>(source)];
+    if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", source, peer);
+    src_bits = peer;
+  }
+  if (tag == MPI_ANY_TAG) ignore |= match::kTagMask;
+  Request* r = requests_.allocate(Request::Kind::probe);
+  r->comm = comm;
+  Status s = endpoint_->probe(peer, match::make(comm->context, src_bits, tag == MPI_ANY_TAG ? 0 : tag),
+                              ignore, r);
+  if (s != Status::ok) {
+    requests_.release(r);
+    return fail(Err::intern, "probe is not available: %s", endpoint_->last_error().c_str());
+  }
+  r->in_transport = true;
+  // The provider answers a probe at once, found or not; a plain poll loop keeps the caller's
+  // own wait (MPI_Probe) in charge of backing off.
+  while (!r->complete) progress();
+  *found = r->found;
+  out->source = r->source;
+  out->tag = r->tag;
+  out->bytes = r->bytes;
+  int error = r->error;
+  requests_.release(r);
+  return error == MPI_SUCCESS ? Err::ok : fail(Err::intern, "probe failed");
 }
 
 void Engine::retire(Request* r) {

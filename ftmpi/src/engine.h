@@ -55,6 +55,11 @@ class Engine {
   // canceled in the transport.
   void purge(Request* r, int error_code);
 
+  // Non-blocking probe for a message matching (source, tag) on comm's point-to-point context.
+  // *found says whether one is waiting; if so the request-like fields of *out (source, tag,
+  // bytes) describe it. The message stays queued.
+  Err iprobe(int source, int tag, Comm* comm, bool* found, Request* out);
+
   // Drives progress once; true if anything completed.
   bool progress();
   // Blocks until r is complete.

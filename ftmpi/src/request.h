@@ -17,13 +17,14 @@ struct Comm;
 struct Datatype;
 
 struct Request {
-  enum class Kind : unsigned char { unused, send, recv, done_at_once };
+  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once };
   Kind kind = Kind::unused;
   bool complete = false;   // complete as the user sees it
   // The transport still holds this record as an operation context. A request completed early
   // (a failure purge) stays allocated until the transport reports it, then is recycled.
   bool in_transport = false;
   bool retired = false;    // the user is done with it; recycle once the transport is
+  bool found = false;      // probe: a matching message is waiting
   int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)
   Comm* comm = nullptr;
   int peer = 0;                 // communicator rank named by the call (for error messages)
