@@ -279,6 +279,9 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
                  MPI_Status statuses[]);
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
 int MPI_Request_free(MPI_Request *request);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Type_size(MPI_Datatype datatype, int *size);

@@ -93,12 +93,15 @@ void fill_proc_null_status(MPI_Status* st) {
 
 // Posts a send: contiguous data goes straight from the user's buffer, anything else is packed
 // into a buffer the request owns.
-Err post_send(const void* buf, int count, const Checked& c, int dest, int tag, Request** r) {
+Err post_send(const void* buf, int count, const Checked& c, int dest, int tag, Request** r,
+              bool sync = false) {
   Engine& eng = lib().engine;
-  if (c.type->contiguous) return eng.isend(buf, c.bytes, dest, tag, c.comm, c.comm->context, r);
+  if (c.type->contiguous) {
+    return eng.isend(buf, c.bytes, dest, tag, c.comm, c.comm->context, r, nullptr, sync);
+  }
   std::vector<std::uint8_t> stage(c.bytes);
   pack(buf, static_cast<std::size_t>(count), *c.type, stage.data());
-  return eng.isend(nullptr, c.bytes, dest, tag, c.comm, c.comm->context, r, &stage);
+  return eng.isend(nullptr, c.bytes, dest, tag, c.comm, c.comm->context, r, &stage, sync);
 }
 
 // Posts a receive: contiguous data lands in place, anything else in the request's own buffer,
@@ -283,6 +286,28 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     return rc != MPI_SUCCESS || flag != 0;
   });
   return rc;
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  Checked c;
+  Err e = check_send(buf, count, type, dest, tag, comm, &c);
+  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (e != Err::ok) return raise(c.comm, e);
+  if (dest == MPI_PROC_NULL) {
+    *request = proc_null_request(c.comm);
+    return MPI_SUCCESS;
+  }
+  Request* r = nullptr;
+  if (e = post_send(buf, count, c, dest, tag, &r, /*sync=*/true); e != Err::ok) return raise(c.comm, e);
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  MPI_Request r;
+  int rc = MPI_Issend(buf, count, type, dest, tag, comm, &r);
+  return rc != MPI_SUCCESS ? rc : MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
 // A ready send may assume the receive is posted; sending it as a standard send is always

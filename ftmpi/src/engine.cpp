@@ -33,7 +33,8 @@ Err Engine::init(Runtime* runtime, std::string* err) {
 void Engine::shutdown() { endpoint_.reset(); }
 
 Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
-                  std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage) {
+                  std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage,
+                  bool sync) {
   std::uint32_t peer = comm->procs[static_cast<std::size_t>(dest)];
   if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", dest, peer);
   Request* r = requests_.allocate(Request::Kind::send);
@@ -43,8 +44,31 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
     r->owned = std::move(*stage);
     buf = r->owned.data();
   }
-  Status s = endpoint_->send(peer, buf, bytes, match::make(context, my_proc_, tag), r);
+  if (sync) {
+    // Post the ack receive first: the ack may come back before send() even returns.
+    Request* ack = requests_.allocate(Request::Kind::recv);
+    ack->internal = true;
+    ack->hook = &Engine::on_ack;
+    ack->hook_arg = this;
+    ack->match_bits = reinterpret_cast<std::uintptr_t>(r);  // the parent, until the ack lands
+    Status a = endpoint_->recv(peer, nullptr, 0, match::make(context, peer, tag, match::Kind::ack),
+                               0, ack);
+    if (a != Status::ok) {
+      requests_.release(ack);
+      requests_.release(r);
+      return fail(Err::intern, "posting the ack receive of a synchronous send failed");
+    }
+    ack->in_transport = true;
+    r->ack = ack;
+    r->parts = 2;
+  }
+  Status s = endpoint_->send(peer, buf, bytes,
+                             match::make(context, my_proc_, tag, sync ? match::Kind::sync : match::Kind::user), r);
   if (s != Status::ok) {
+    if (r->ack != nullptr) {
+      r->ack->match_bits = 0;  // detach; the canceled receive recycles itself
+      (void)endpoint_->cancel(r->ack);
+    }
     requests_.release(r);
     return fail(s == Status::peer_failed ? Err::other : Err::intern, "send to rank %d failed: %s",
                 dest, transport::status_name(s));
@@ -68,6 +92,7 @@ Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
     src_bits = peer;
   }
   if (tag == MPI_ANY_TAG) ignore |= match::kTagMask;
+  ignore |= match::kSyncBit;  // a synchronous send's message is received like any other
   Request* r = requests_.allocate(Request::Kind::recv);
   r->comm = comm;
   r->peer = source;
@@ -135,7 +160,15 @@ void Engine::complete(const Completion& c) {
     return;
   }
   if (r->internal) {
-    if (r->hook != nullptr && c.status == Status::ok) {
+    if (r->hook == &Engine::on_ack) {
+      // The parent learns of its ack (or that it will never come) unless a purge detached it.
+      auto* parent = reinterpret_cast<Request*>(static_cast<std::uintptr_t>(r->match_bits));
+      if (parent != nullptr) {
+        parent->ack = nullptr;
+        finish_part(parent, c.status == Status::ok ? MPI_SUCCESS
+                                                   : to_code(fail(Err::other, "rank %d has failed", parent->peer)));
+      }
+    } else if (r->hook != nullptr && c.status == Status::ok) {
       r->owned.resize(c.len);
       r->match_bits = c.tag;
       r->hook(*r, r->hook_arg);
@@ -148,29 +181,42 @@ void Engine::complete(const Completion& c) {
     if (r->retired) requests_.release(r);
     return;
   }
-  r->complete = true;
   if (r->kind == Request::Kind::recv) {
     r->bytes = c.len;
     std::uint32_t proc = match::source_of(c.tag);
     const std::vector<int>& map = r->comm->rank_of_proc;
     r->source = proc < map.size() ? map[proc] : MPI_ANY_SOURCE;
     r->tag = match::tag_of(c.tag);
+    // The sender of a synchronous send waits for this: the message has been matched.
+    if ((c.tag & match::kSyncBit) != 0 && c.status != Status::peer_failed) {
+      send_internal(proc, {}, match::make(match::context_of(c.tag), my_proc_, r->tag, match::Kind::ack));
+    }
   }
+  int error = MPI_SUCCESS;
   switch (c.status) {
-    case Status::ok: r->error = MPI_SUCCESS; break;
+    case Status::ok: break;
     case Status::truncated:
-      r->error = to_code(fail(Err::truncate, "message of %zu bytes from rank %d truncated to %zu bytes",
-                              c.message_len, r->source, c.len));
+      error = to_code(fail(Err::truncate, "message of %zu bytes from rank %d truncated to %zu bytes",
+                           c.message_len, r->source, c.len));
       break;
     case Status::peer_failed:
-      r->error = to_code(fail(Err::other, "rank %d has failed", r->peer));
+      error = to_code(fail(Err::other, "rank %d has failed", r->peer));
       break;
     default:
-      r->error = to_code(fail(Err::intern, "transport: %s", transport::status_name(c.status)));
+      error = to_code(fail(Err::intern, "transport: %s", transport::status_name(c.status)));
       break;
   }
-  if (r->retired) requests_.release(r);  // freed by the user while pending
+  finish_part(r, error);
 }
+
+void Engine::finish_part(Request* r, int error) {
+  if (error != MPI_SUCCESS && r->error == MPI_SUCCESS) r->error = error;
+  if (--r->parts > 0) return;
+  r->complete = true;
+  if (r->retired && !r->in_transport) requests_.release(r);  // freed by the user while pending
+}
+
+void Engine::on_ack(Request&, void*) {}  // a tag for complete(); the work happens there
 
 Err Engine::iprobe(int source, int tag, Comm* comm, bool* found, Request* out) {
   transport::PeerId peer = transport::kAnyPeer;
@@ -184,6 +230,7 @@ Err Engine::iprobe(int source, int tag, Comm* comm, bool* found, Request* out) {
     src_bits = peer;
   }
   if (tag == MPI_ANY_TAG) ignore |= match::kTagMask;
+  ignore |= match::kSyncBit;
   Request* r = requests_.allocate(Request::Kind::probe);
   r->comm = comm;
   Status s = endpoint_->probe(peer, match::make(comm->context, src_bits, tag == MPI_ANY_TAG ? 0 : tag),
@@ -214,6 +261,11 @@ void Engine::purge(Request* r, int error_code) {
   if (r->complete) return;
   r->complete = true;
   r->error = error_code;
+  if (r->ack != nullptr) {  // a synchronous send's ack will not be waited for
+    r->ack->match_bits = 0;
+    (void)endpoint_->cancel(r->ack);
+    r->ack = nullptr;
+  }
   if (r->in_transport && r->kind == Request::Kind::recv) (void)endpoint_->cancel(r);
 }
 

@@ -27,8 +27,10 @@ class Engine {
   // dest/source are communicator ranks already validated (MPI_PROC_NULL handled by caller).
   // context: comm->context for user traffic, comm->coll_context for collectives.
   // stage: non-contiguous data already packed; the request takes it over and sends from it.
+  // sync: MPI_Ssend semantics — complete only once the receiver has matched the message.
   Err isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
-            std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage = nullptr);
+            std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage = nullptr,
+            bool sync = false);
   // buf == nullptr with bytes > 0: receive into the request's own buffer (Request::owned), for
   // the caller to unpack.
   Err irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, std::uint32_t context,
@@ -90,6 +92,9 @@ class Engine {
 
  private:
   void complete(const transport::Completion& c);
+  // One of a request's completions (the send itself, or a synchronous send's ack) is in.
+  void finish_part(Request* r, int error);
+  static void on_ack(Request& ack, void* self);
   void handle_failures();
 
   Runtime* runtime_ = nullptr;

@@ -25,7 +25,11 @@ constexpr int kKindShift = kContextShift + kContextBits;
 enum class Kind : std::uint64_t {
   user = 0,
   consensus = 1,  // communicator construction / repair agreement (consensus.cpp)
+  sync = 2,       // a user message sent with MPI_Ssend: the receiver answers with an ack
+  ack = 3,        // that answer
 };
+// User receives accept user and sync messages: they ignore this bit of the kind.
+constexpr std::uint64_t kSyncBit = std::uint64_t{2} << 60;
 constexpr std::uint64_t kKindMask = std::uint64_t{0xf} << kKindShift;
 constexpr std::uint64_t kContextMask = ((std::uint64_t{1} << kContextBits) - 1) << kContextShift;
 constexpr std::uint32_t context_of(std::uint64_t bits) {

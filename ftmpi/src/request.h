@@ -25,6 +25,8 @@ struct Request {
   bool in_transport = false;
   bool retired = false;    // the user is done with it; recycle once the transport is
   bool found = false;      // probe: a matching message is waiting
+  int parts = 1;           // completions still needed (a synchronous send also waits for its ack)
+  Request* ack = nullptr;  // synchronous send: its pending ack receive
   int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)
   Comm* comm = nullptr;
   int peer = 0;                 // communicator rank named by the call (for error messages)
