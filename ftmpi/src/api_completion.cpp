@@ -228,6 +228,21 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
   return MPI_Waitall(count, requests, statuses);  // everything is complete: no waiting
 }
 
+int MPI_Cancel(MPI_Request* request) {
+  if (Err e = check_initialized("MPI_Cancel"); e != Err::ok) return to_code(e);
+  if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
+  Request* r = lib().engine.requests().find(*request);
+  if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  lib().engine.cancel(r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  if (status == nullptr || flag == nullptr) return raise_world(fail(Err::arg, "NULL pointer"));
+  *flag = status->ftmpi_count_hi_cancelled & 1;
+  return MPI_SUCCESS;
+}
+
 int MPI_Request_free(MPI_Request* request) {
   if (Err e = check_initialized("MPI_Request_free"); e != Err::ok) return to_code(e);
   if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));

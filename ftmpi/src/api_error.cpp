@@ -7,7 +7,10 @@ using namespace ftmpi;
 
 namespace {
 Err check_errhandler(MPI_Errhandler h) {
-  if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN) {
+  bool user = h >= kFirstUserErrhandler &&
+              static_cast<std::size_t>(h - kFirstUserErrhandler) < lib().errhandlers.size() &&
+              lib().errhandlers[static_cast<std::size_t>(h - kFirstUserErrhandler)] != nullptr;
+  if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN && !user) {
     return fail(Err::arg, "errhandler %d is not a valid error handler", h);
   }
   return Err::ok;
@@ -61,6 +64,25 @@ int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
 
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
   return MPI_Comm_get_errhandler(comm, errhandler);
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  if (fn == nullptr || errhandler == nullptr) return raise_world(fail(Err::arg, "NULL argument"));
+  lib().errhandlers.push_back(fn);
+  *errhandler = kFirstUserErrhandler + static_cast<MPI_Errhandler>(lib().errhandlers.size() - 1);
+  return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_create(MPI_Handler_function* fn, MPI_Errhandler* errhandler) {
+  return MPI_Comm_create_errhandler(fn, errhandler);
+}
+
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  if (errhandler == nullptr) return raise_world(fail(Err::arg, "errhandler pointer is NULL"));
+  if (Err e = check_errhandler(*errhandler); e != Err::ok) return raise_world(e);
+  // Communicators still using it keep calling it (MPI-1.3 8.2); the handle alone goes away.
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int* rank) {

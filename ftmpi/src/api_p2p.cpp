@@ -80,7 +80,7 @@ void fill_status(const Request& r, MPI_Status* st) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = r.source;
   st->MPI_TAG = r.tag;
-  set_count(st, r.bytes, false);
+  set_count(st, r.bytes, r.cancelled);
 }
 
 

@@ -195,6 +195,10 @@ void Engine::complete(const Completion& c) {
   int error = MPI_SUCCESS;
   switch (c.status) {
     case Status::ok: break;
+    case Status::canceled:
+      r->cancelled = true;
+      r->bytes = 0;
+      break;
     case Status::truncated:
       error = to_code(fail(Err::truncate, "message of %zu bytes from rank %d truncated to %zu bytes",
                            c.message_len, r->source, c.len));
@@ -250,6 +254,11 @@ Err Engine::iprobe(int source, int tag, Comm* comm, bool* found, Request* out) {
   int error = r->error;
   requests_.release(r);
   return error == MPI_SUCCESS ? Err::ok : fail(Err::intern, "probe failed");
+}
+
+void Engine::cancel(Request* r) {
+  if (r->complete || !r->in_transport || r->kind != Request::Kind::recv) return;
+  (void)endpoint_->cancel(r);
 }
 
 void Engine::retire(Request* r) {

@@ -62,6 +62,10 @@ class Engine {
   // bytes) describe it. The message stays queued.
   Err iprobe(int source, int tag, Comm* comm, bool* found, Request* out);
 
+  // MPI_Cancel: a pending receive is withdrawn (its completion then reports cancelled, unless
+  // it matched first). Sends that were handed to the transport are not cancelled (MPI allows it).
+  void cancel(Request* r);
+
   // Drives progress once; true if anything completed.
   bool progress();
   // Blocks until r is complete.

@@ -21,6 +21,13 @@ int raise_code(Comm* comm, int code) {
   if (comm == nullptr) comm = l.comms.world();
   MPI_Errhandler handler = comm != nullptr ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
   if (handler == MPI_ERRORS_RETURN) return code;
+  if (handler >= kFirstUserErrhandler &&
+      static_cast<std::size_t>(handler - kFirstUserErrhandler) < l.errhandlers.size()) {
+    MPI_Comm handle = comm->handle;
+    int c = code;
+    l.errhandlers[static_cast<std::size_t>(handler - kFirstUserErrhandler)](&handle, &c);
+    return code;
+  }
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (!error_text(code, text, &len)) std::snprintf(text, sizeof text, "error code %d", code);

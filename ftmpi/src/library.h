@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <vector>
+
 #include "attributes.h"
 #include "comm.h"
 #include "consensus.h"
@@ -31,9 +33,12 @@ struct Library {
   bool finalized = false;
   int init_state = FTMPI_INIT_NEW;
   int thread_level = MPI_THREAD_FUNNELED;
+  // User error handlers; handle = kFirstUserErrhandler + index.
+  std::vector<MPI_Comm_errhandler_function*> errhandlers;
 };
 
 Library& lib();
+constexpr MPI_Errhandler kFirstUserErrhandler = 3;
 
 // API-edge helpers. Both return an MPI error code; errors go through the communicator's handler
 // (MPI_COMM_WORLD's when there is no valid communicator), which may end the job.

@@ -25,6 +25,7 @@ struct Request {
   bool in_transport = false;
   bool retired = false;    // the user is done with it; recycle once the transport is
   bool found = false;      // probe: a matching message is waiting
+  bool cancelled = false;  // MPI_Cancel took effect (MPI_Test_cancelled)
   int parts = 1;           // completions still needed (a synchronous send also waits for its ack)
   Request* ack = nullptr;  // synchronous send: its pending ack receive
   int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)
