@@ -61,9 +61,11 @@ struct State {
   bool initialised = false;
   MPI_Comm user = MPI_COMM_NULL;  // the application's communicator, repaired by the app
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate; NULL after a failed re-creation
+  std::vector<MPI_Comm> retired;  // broken duplicates, freed at Finalize (see recover.cpp)
   int df = 2, sd = 2;
   int required = 0;
   bool refuse = false, verbose = false;
+  bool reporter = false;          // lowest valid rank of comm: prints reports
   std::string l4_dir;
   int l4_every = 10;
   std::map<int, Region> regions;
@@ -96,5 +98,8 @@ void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // Rank in state().comm, or -1.
 int my_rank();
+
+// count elements of a contiguous type in bytes; MPI_ERR_TYPE for types with holes.
+int type_bytes(MPI_Datatype type, int count, std::size_t* bytes);
 
 }  // namespace ftckpt

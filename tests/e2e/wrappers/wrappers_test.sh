@@ -91,7 +91,7 @@ step_compile() {
 
   # -lftckpt is ordinary linking; check it whenever the checkpoint library is installed.
   if [ -e "$P/lib/libftckpt.so" ]; then
-    "$P/bin/mpicc" -o hello_ckpt "$src/hello.c" -lftckpt
+    "$P/bin/mpicc" -o hello_ckpt "$src/hello_ckpt.c" -lftckpt
     want "$(readelf -d hello_ckpt)" "libftckpt.so" "-lftckpt"
   fi
   echo "compile checks passed"

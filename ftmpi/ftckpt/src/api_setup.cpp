@@ -1,0 +1,251 @@
+// C API: configuration, initialisation, protection, queries and shutdown of libftckpt, plus
+// the helpers every part shares (epochs, tags, reports). Save, Recover and Fetch live in
+// save.cpp, recover.cpp and fetch.cpp.
+#include <sys/stat.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "ckpt_state.hpp"
+#include "ftckpt/tolerance.hpp"
+#include "image.hpp"
+
+namespace ftckpt {
+
+State& state() {
+  static State s;
+  return s;
+}
+
+Epoch* find_epoch(int id) {
+  for (Epoch& e : state().epochs)
+    if (e.id == id) return &e;
+  return nullptr;
+}
+
+int my_rank() {
+  int r = -1;
+  if (state().comm != MPI_COMM_NULL) MPI_Comm_rank(state().comm, &r);
+  return r;
+}
+
+int next_tag() {
+  // 30000 generations fit under the smallest MPI_TAG_UB the standard allows (32767).
+  State& s = state();
+  s.seq = (s.seq + 1) % 30000;
+  return 100 + s.seq;
+}
+
+void report(const char* fmt, ...) {
+  if (!state().reporter) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::fputs("ftckpt: ", stderr);
+  std::vfprintf(stderr, fmt, ap);
+  std::fputc('\n', stderr);
+  va_end(ap);
+}
+
+int begin_epoch(bool at_init) {
+  State& s = state();
+  Epoch e;
+  e.id = s.epochs.empty() ? 0 : s.epochs.back().id + 1;
+  MPI_Comm_group(s.comm, &e.group);
+  MPI_Comm_size(s.comm, &e.n);
+  MPI_Comm_rank(s.comm, &e.my_rank);
+  e.gap_at_start.assign(e.n, 0);
+  e.now.resize(e.n);
+  int lowest_valid = -1;
+  for (int r = 0; r < e.n; ++r) {
+    int st = FTMPI_PROC_OK;
+    FTMPI_Comm_proc_state(s.comm, r, &st);  // BLANK: a gap stays FAILED
+    e.gap_at_start[r] = st == FTMPI_PROC_FAILED;
+    e.now[r] = e.gap_at_start[r] ? -1 : r;
+    if (lowest_valid < 0 && !e.gap_at_start[r]) lowest_valid = r;
+  }
+  s.reporter = e.my_rank == lowest_valid;
+  const int n = e.n;
+  s.epochs.push_back(std::move(e));
+
+  // The exact search is cheap for the sizes this runs at (see README timings) and every
+  // member computes the same answer, so refusing is consistent without communication.
+  // Gaps of a BLANK communicator are not counted against it: the number is for new failures
+  // of a full communicator of this size.
+  try {
+    Placement placement(n, s.df, s.sd);
+    s.tolerated = compute_tolerance(placement).tolerated;
+  } catch (const std::exception& ex) {
+    report("tolerance search failed: %s", ex.what());
+    s.tolerated = 0;
+  }
+  if (s.verbose)
+    report("N=%d DF=%d SD=%d tolerates %d simultaneous failures (paper's MNF %d%s)", n, s.df,
+           s.sd, s.tolerated, paper_mnf(s.df, s.sd),
+           paper_condition_holds(n, s.df, s.sd) ? "" : ", its condition N > DF^SD+SD fails");
+  if (s.tolerated < s.required) {
+    bool refuse = at_init && s.refuse;
+    report("%s: N=%d DF=%d SD=%d tolerates only %d simultaneous failures, %d required",
+           refuse ? "refusing" : "warning", n, s.df, s.sd, s.tolerated, s.required);
+    if (refuse) return FTCKPT_ERR_TOLERANCE;
+  }
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+int contiguous_size(MPI_Datatype type, std::size_t* size) {
+  int sz = 0;
+  MPI_Aint lb = 0, extent = 0;
+  if (MPI_Type_size(type, &sz) != MPI_SUCCESS) return MPI_ERR_TYPE;
+  if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) return MPI_ERR_TYPE;
+  // Regions are copied as bytes; a type with holes would copy (and overwrite) the holes.
+  if (lb != 0 || extent != sz) return MPI_ERR_TYPE;
+  *size = static_cast<std::size_t>(sz);
+  return MPI_SUCCESS;
+}
+
+// mkdir -p; errors show up later as files that cannot be written (reported per save).
+void make_dirs(const std::string& path) {
+  for (std::size_t at = 1; at <= path.size(); ++at)
+    if (at == path.size() || path[at] == '/') mkdir(path.substr(0, at).c_str(), 0700);
+}
+
+void release_all() {
+  State& s = state();
+  for (Epoch& e : s.epochs)
+    if (e.group != MPI_GROUP_NULL) MPI_Group_free(&e.group);
+  if (s.comm != MPI_COMM_NULL) MPI_Comm_free(&s.comm);
+  for (MPI_Comm& c : s.retired) MPI_Comm_free(&c);
+  s = State();
+}
+
+}  // namespace
+
+int type_bytes(MPI_Datatype type, int count, std::size_t* bytes) {
+  std::size_t sz = 0;
+  if (count < 0) return MPI_ERR_COUNT;
+  if (int rc = contiguous_size(type, &sz); rc != MPI_SUCCESS) return rc;
+  *bytes = sz * static_cast<std::size_t>(count);
+  return MPI_SUCCESS;
+}
+
+}  // namespace ftckpt
+
+using namespace ftckpt;
+
+extern "C" {
+
+void FTCKPT_Config_default(FTCKPT_Config* cfg) {
+  if (!cfg) return;
+  *cfg = FTCKPT_Config{};
+  cfg->df = 2;
+  cfg->sd = 2;
+  cfg->l4_every = 10;
+}
+
+int FTCKPT_Init(MPI_Comm comm, const FTCKPT_Config* cfg) {
+  State& s = state();
+  if (s.initialised) return FTCKPT_ERR_STATE;
+  FTCKPT_Config c;
+  FTCKPT_Config_default(&c);
+  if (cfg) c = *cfg;
+  if (c.df < 1 || c.sd < 1 || c.l4_every < 1 || c.required_tolerance < 0) return MPI_ERR_ARG;
+  int n = 0;
+  if (MPI_Comm_size(comm, &n) != MPI_SUCCESS) return MPI_ERR_COMM;
+  std::string why;
+  if (!Placement::valid_params(n, c.df, c.sd, &why)) {
+    std::fprintf(stderr, "ftckpt: bad configuration: %s\n", why.c_str());
+    return MPI_ERR_ARG;
+  }
+  s.user = comm;
+  s.df = c.df;
+  s.sd = c.sd;
+  s.required = c.required_tolerance;
+  s.refuse = c.refuse_if_low != 0;
+  s.verbose = c.verbose != 0;
+  s.l4_dir = c.l4_dir ? c.l4_dir : "";
+  s.l4_every = c.l4_every;
+  if (!s.l4_dir.empty()) make_dirs(s.l4_dir);
+  if (int rc = MPI_Comm_dup(comm, &s.comm); rc != MPI_SUCCESS) {
+    s = State();
+    return rc;
+  }
+  MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
+  s.slots.assign(static_cast<std::size_t>(s.sd) + 1, Slot());
+  s.initialised = true;
+  if (int rc = begin_epoch(true); rc != MPI_SUCCESS) {
+    release_all();
+    return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Protect(int id, void* ptr, int count, MPI_Datatype type) {
+  State& s = state();
+  if (!s.initialised) return FTCKPT_ERR_STATE;
+  if (count == 0) {
+    s.regions.erase(id);
+    return MPI_SUCCESS;
+  }
+  std::size_t bytes = 0;
+  if (int rc = type_bytes(type, count, &bytes); rc != MPI_SUCCESS) return rc;
+  if (!ptr) return MPI_ERR_BUFFER;
+  s.regions[id] = Region{ptr, bytes};
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Tolerated(int* failures) {
+  if (!state().initialised) return FTCKPT_ERR_STATE;
+  if (!failures) return MPI_ERR_ARG;
+  *failures = state().tolerated;
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Memory_usage(long long* bytes) {
+  if (!state().initialised) return FTCKPT_ERR_STATE;
+  if (!bytes) return MPI_ERR_ARG;
+  long long total = 0;
+  for (const Slot& sl : state().slots) {
+    total += static_cast<long long>(sl.image.capacity());
+    for (const auto& [owner, copy] : sl.held) total += static_cast<long long>(copy.capacity());
+  }
+  *bytes = total;
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Finalize(void) {
+  State& s = state();
+  if (!s.initialised) return FTCKPT_ERR_STATE;
+  // Level-4 files are for this run only; each process removes the ones it wrote.
+  for (const DiskSave& d : s.disk) {
+    const Epoch* e = find_epoch(d.epoch);
+    if (e) std::remove(image_path(s.l4_dir, d.epoch, d.k, e->my_rank).c_str());
+  }
+  release_all();
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Test_kill_in_save(int k) {
+  state().kill_in_save = k;
+  return MPI_SUCCESS;
+}
+
+const char* FTCKPT_Error_string(int code) {
+  switch (code) {
+    case MPI_SUCCESS: return "success";
+    case FTCKPT_ERR_TOLERANCE: return "ftckpt: the placement tolerates fewer failures than required";
+    case FTCKPT_ERR_UNRECOVERABLE: return "ftckpt: no kept iteration can be rebuilt (every copy of a failed process lost)";
+    case FTCKPT_ERR_NO_CHECKPOINT: return "ftckpt: no save completed yet";
+    case FTCKPT_ERR_NOT_FOUND: return "ftckpt: no such region at the recovered iteration";
+    case FTCKPT_ERR_STATE: return "ftckpt: call out of order (not initialised, or Recover needed first)";
+    default: break;
+  }
+  static thread_local char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "error %d", code);
+  return text;
+}
+
+}  // extern "C"
