@@ -35,6 +35,9 @@ struct Comm {
   int state = FTMPI_COMM_OK;
   std::vector<unsigned char> proc_state;  // per communicator rank, FTMPI_PROC_*
   std::vector<int> failed;                // ranks failed since the last repair, in order seen
+  // Saw a failure at some point: messages of operations it cut short may still be in flight,
+  // so its context ids are never handed out again (see Constructor::free).
+  bool tainted = false;
 
   std::map<int, void*> attributes;  // keyval -> value (attributes.cpp)
   int attr_values[5] = {};          // storage behind the FTMPI_* cached attributes

@@ -171,8 +171,12 @@ Err Constructor::free(Comm* comm) {
   if (comm->handle == MPI_COMM_WORLD || comm->handle == MPI_COMM_SELF) {
     return fail(Err::comm, "%s cannot be freed", comm->name.c_str());
   }
-  comms_->release_context(comm->context);
-  if (comm->coll_context != comm->context + 1) comms_->release_context(comm->coll_context - 1);
+  // A communicator that lived through a failure may have stale messages queued on its
+  // contexts (a collective cut short): reusing them would let those match a new communicator.
+  if (!comm->tainted) {
+    comms_->release_context(comm->context);
+    if (comm->coll_context != comm->context + 1) comms_->release_context(comm->coll_context - 1);
+  }
   comms_->remove(comm->handle);
   return Err::ok;
 }

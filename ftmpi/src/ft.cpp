@@ -53,6 +53,7 @@ void FaultHandler::on_process_failed(std::uint32_t proc) {
     if (r < 0 || c.is_failed(r)) return;
     c.proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
     c.failed.push_back(r);
+    c.tainted = true;
     if (c.comm_mode == FTMPI_COMM_MODE_ABORT) {
       runtime_->abort(MPI_ERR_OTHER, "ftmpi: rank " + std::to_string(r) + " of " + c.name +
                                          " failed and the communicator is in ABORT mode");
