@@ -131,7 +131,8 @@ void ControlServer::handle_hello(Connection& c, const proto::Frame& f) {
         return;
     }
     c.authenticated = true;
-    ever_authenticated_ = true;
+    // A tool's query must not count as the launcher a private daemon waits for.
+    if (hello.kind != proto::ClientKind::tool) ever_authenticated_ = true;
     loop_.cancel_timer(c.timer);
     c.timer = 0;
     FTMPID_DEBUG("client %llu (pid %d) authenticated", static_cast<unsigned long long>(c.id), static_cast<int>(c.peer_pid));

@@ -6,11 +6,16 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <thread>
 
 #include "ftmpi_proto/auth_token.h"
 #include "ftmpi_proto/messages.h"
+#include "ftmpi_proto/state.h"
 #include "ftmpi_proto/unix_socket.h"
 #include "log.h"
 
@@ -31,6 +36,7 @@ int remove_entry(const char* path, const struct stat*, int, struct FTW*) { retur
 }  // namespace
 
 Daemon::~Daemon() {
+    monitor_.reset();
     jobs_.reset();
     control_.reset();
     if (pmix_) pmix_->finalize();
@@ -73,6 +79,18 @@ Status Daemon::start(std::string& why) {
         [this](std::uint64_t c) { jobs_->client_drained(c); },
     });
     jobs_->set_on_job_finished([this] { check_private_exit(); });
+    start_ms_ = wall_clock_ms();
+    // Communicator reports from the ranks (for cominfo); without it the tools show no comms.
+    monitor_ = std::make_unique<MonitorSocket>(loop_, [this](const std::uint8_t* d, std::size_t n, pid_t pid) {
+        jobs_->handle_report(d, n, pid);
+    });
+    {
+        std::string mwhy;
+        if (monitor_->open(dir + "/monitor-" + std::to_string(getpid()) + ".sock", mwhy) == Status::ok)
+            jobs_->set_monitor_socket(monitor_->path());
+        else
+            FTMPID_WARN("no communicator reports: %s", mwhy.c_str());
+    }
 
     // The token must exist before the socket accepts anyone, or a fast client could race it.
     if (proto::token_write(token_path_, token) != proto::ProtoStatus::ok) {
@@ -81,6 +99,17 @@ Status Daemon::start(std::string& why) {
     }
     if (Status st = control_->listen(opts_.socket_path, why); st != Status::ok) return st;
     listening_ = true;
+    // Let cominfo/hostinfo find this daemon (private ones included).
+    {
+        std::string rwhy;
+        const std::string reg = proto::daemon_registry_dir();
+        if (proto::ensure_private_dir(reg.substr(0, reg.rfind('/')), rwhy) == proto::ProtoStatus::ok &&
+            proto::ensure_private_dir(reg, rwhy) == proto::ProtoStatus::ok) {
+            registry_file_ = proto::daemon_registry_file(getpid());
+            std::ofstream(registry_file_, std::ios::trunc) << opts_.socket_path << "\n";
+            chmod(registry_file_.c_str(), 0600);
+        }
+    }
 
     loop_.add_fd(signals_.fd(), EPOLLIN, [this](std::uint32_t) { on_signals(); });
     loop_.add_fd(upcalls_.fd(), EPOLLIN, [this](std::uint32_t) {
@@ -137,6 +166,9 @@ void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
             jobs_->launch(client, std::move(m));
             return;
         }
+        case proto::MsgType::query_state:
+            answer_query(client, f);
+            return;
         case proto::MsgType::kill_job: {
             proto::KillJob m;
             if (proto::decode(f, m) != proto::ProtoStatus::ok) break;
@@ -177,7 +209,32 @@ void Daemon::begin_shutdown(const char* why) {
     check_private_exit();
 }
 
+void Daemon::answer_query(std::uint64_t client, const proto::Frame& f) {
+    proto::Snapshot snap;
+    proto::HostInfo& h = snap.host;
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    h.hostname = host;
+    h.address = opts_.socket_path;
+    h.daemon_pid = getpid();
+    h.private_daemon = opts_.private_mode;
+    h.start_ms = start_ms_;
+    h.now_ms = wall_clock_ms();
+    h.ncores = std::thread::hardware_concurrency();
+    double load[3] = {0, 0, 0};
+    if (std::FILE* fp = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(fp, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = load[1] = load[2] = 0;
+        std::fclose(fp);
+    }
+    for (int i = 0; i < 3; ++i) h.load_x100[i] = static_cast<std::uint32_t>(load[i] * 100 + 0.5);
+    // Payload: optional u32 flags; bit 0 asks for per-process CPU times (reads /proc).
+    const bool with_cpu = f.payload.size() >= 4 && (f.payload[0] & 1u);
+    jobs_->snapshot(snap.jobs, with_cpu);
+    control_->send(client, proto::encode(snap));
+}
+
 void Daemon::remove_run_files() {
+    if (!registry_file_.empty()) unlink(registry_file_.c_str());
     if (listening_) {
         unlink(opts_.socket_path.c_str());
         listening_ = false;

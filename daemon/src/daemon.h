@@ -9,6 +9,7 @@
 #include "core_binder.h"
 #include "event_loop.h"
 #include "job_supervisor.h"
+#include "monitor_socket.h"
 #include "pmix_host.h"
 #include "signal_source.h"
 #include "upcall_queue.h"
@@ -37,6 +38,7 @@ private:
     void check_private_exit();
     void begin_shutdown(const char* why);
     void remove_run_files();
+    void answer_query(std::uint64_t client, const proto::Frame& f);
 
     DaemonOptions opts_;
     EventLoop loop_;
@@ -46,6 +48,9 @@ private:
     std::unique_ptr<PmixHost> pmix_;
     std::unique_ptr<ControlServer> control_;
     std::unique_ptr<JobSupervisor> jobs_;
+    std::unique_ptr<MonitorSocket> monitor_;
+    std::string registry_file_;
+    std::uint64_t start_ms_ = 0;
     std::string token_path_;
     std::string pmix_tmpdir_;
     bool shutting_down_ = false;

@@ -59,6 +59,7 @@ proto::RankExited describe_exit(const RankProc& r, bool job_continues) {
 }
 
 int completed_exit_code(const Job& job) {
+    if (job.finalized_error_code) return *job.finalized_error_code;
     for (const auto& r : job.ranks)
         if (!r.failed) return 0;
     return job.first_failure_code.value_or(1);

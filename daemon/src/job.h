@@ -4,11 +4,15 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "ftmpi_proto/messages.h"
+#include "ftmpi_proto/state.h"
 
 namespace ftmpi::daemon {
 
@@ -25,6 +29,13 @@ struct RankProc {
     std::uint64_t exit_time_ms = 0;
 };
 
+// A communicator as its members last reported it (tools' state table, job_state.cpp). Keyed by
+// (context id, leader world rank): disjoint communicators from one split share a context id.
+struct CommEntry {
+    proto::CommInfo info;
+    std::set<std::uint32_t> holders;  // world ranks that reported it and have not freed it
+};
+
 enum class JobPhase : std::uint8_t {
     running,  // normal operation
     killing,  // outcome decided; SIGTERM sent, SIGKILL pending
@@ -38,9 +49,14 @@ struct Job {
     JobPhase phase = JobPhase::running;
     std::optional<proto::JobEnded> outcome;  // first decided outcome wins
     std::optional<int> first_failure_code;  // non-ABORT modes: exit code if no rank survives
+    // A rank that finished MPI (finalized) and then exited non-zero: not a failure the job
+    // survives, but the job's result (SPEC 4.7: every process still in the job must exit 0).
+    std::optional<int> finalized_error_code;
     std::uint64_t kill_timer = 0;
     std::uint64_t drain_timer = 0;
     bool output_paused = false;
+    std::uint64_t start_ms = 0;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, CommEntry> comms;
 
     bool all_exited() const;
     bool pipes_open() const;

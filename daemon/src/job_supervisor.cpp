@@ -32,7 +32,7 @@ bool is_reserved_env(const std::string& entry) {
     // settings are the user's tuning and pass through.
     if (entry.compare(0, 5, "PMIX_") == 0 && entry.compare(0, 9, "PMIX_MCA_") != 0) return true;
     for (const char* name : {"FTMPI_JOBID=", "FTMPI_NPROCS=", "FTMPI_RANK=", "FTMPI_LOCAL_RANK=",
-                             "FTMPI_COMM_MODE=", "FTMPI_MSG_MODE="}) {
+                             "FTMPI_COMM_MODE=", "FTMPI_MSG_MODE=", "FTMPI_MONITOR_SOCKET="}) {
         if (entry.compare(0, std::char_traits<char>::length(name), name) == 0) return true;
     }
     return false;
@@ -102,6 +102,7 @@ std::vector<std::string> JobSupervisor::build_env(const Job& job, std::uint32_t 
     set("FTMPI_LOCAL_RANK=" + std::to_string(rank));
     set(std::string("FTMPI_COMM_MODE=") + proto::to_string(job.spec.comm_mode));
     set(std::string("FTMPI_MSG_MODE=") + proto::to_string(job.spec.msg_mode));
+    if (!monitor_socket_.empty()) set("FTMPI_MONITOR_SOCKET=" + monitor_socket_);
     for (const auto& e : pmix_env) set(e);
     return env;
 }
@@ -120,6 +121,7 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     Job& job = *owned;
     job.id = "ftmpi-" + std::to_string(getpid()) + "-" + std::to_string(next_job_seq_++);
     job.client = client;
+    job.start_ms = wall_clock_ms();
     job.spec = std::move(spec);
     if (pmix_.register_job(job.id, job.spec.nprocs, hostname_, why) != Status::ok)
         return refuse_launch(client, 1, why);
@@ -236,6 +238,13 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
     pump(job, rank, proto::OutputStream::out, 1 << 20);
     pump(job, rank, proto::OutputStream::err, 1 << 20);
     rank.failed = rank_failed(rank);
+    if (rank.failed && rank.finalized && job.spec.comm_mode != proto::CommMode::abort) {
+        // It finished MPI and then exited badly: nothing for the survivors to repair, but the
+        // job must not report success.
+        if (!job.finalized_error_code) job.finalized_error_code = failure_exit_code(rank);
+        FTMPID_INFO("job %s: %s after MPI_Finalize", job.id.c_str(), describe_failure(rank).c_str());
+        rank.failed = false;
+    }
     bool continues = false;
     if (job.phase == JobPhase::running && rank.failed) {
         FTMPID_INFO("job %s: %s", job.id.c_str(), describe_failure(rank).c_str());

@@ -35,6 +35,12 @@ public:
     void shutdown_all();   // the daemon is stopping: kill every job
 
     std::size_t job_count() const noexcept { return jobs_.size(); }
+
+    // State table for the tools (job_state.cpp). A report is a datagram from a rank; `sender`
+    // is the pid the kernel vouches for, which must be that rank's or in its process group.
+    void set_monitor_socket(std::string path) { monitor_socket_ = std::move(path); }
+    void handle_report(const std::uint8_t* data, std::size_t n, pid_t sender);
+    void snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) const;
     // Called after a job has ended and been removed.
     void set_on_job_finished(std::function<void()> f) { on_job_finished_ = std::move(f); }
 
@@ -72,6 +78,7 @@ private:
     std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;
     std::unordered_map<pid_t, std::string> job_of_pid_;
     std::function<void()> on_job_finished_;
+    std::string monitor_socket_;
 };
 
 }  // namespace ftmpi::daemon

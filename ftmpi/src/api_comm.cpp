@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "group.h"
+#include "monitor.h"
 #include "library.h"
 
 using namespace ftmpi;
@@ -56,6 +57,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   Comm* child = nullptr;
   if (*newcomm != MPI_COMM_NULL && lib().comms.lookup(*newcomm, &child) == Err::ok) {
     child->name = "create of " + c->name;
+    monitor().comm_changed(*child);
   }
   return MPI_SUCCESS;
 }
@@ -105,6 +107,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
   if (Err e = find(comm, &c, "MPI_Comm_set_name"); e != Err::ok) return raise(c, e);
   if (name == nullptr) return raise(c, fail(Err::arg, "name is NULL"));
   c->name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+  monitor().comm_changed(*c);
   return MPI_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "library.h"
+#include "monitor.h"
 
 using namespace ftmpi;
 
@@ -40,6 +41,7 @@ int do_init() {
     l.runtime.abort(MPI_ERR_INTERN, "ftmpi: MPI_Init failed: cannot post agreement receive");
   }
   l.initialized = true;
+  monitor().comm_changed(*l.comms.world());
   return MPI_SUCCESS;
 }
 
@@ -68,6 +70,7 @@ int MPI_Finalize(void) {
   if (Err e = check_initialized("MPI_Finalize"); e != Err::ok) return to_code(e);
   l.engine.drain_sends();
   l.engine.shutdown();
+  monitor().finalize();
   l.runtime.finalize();
   l.finalized = true;
   return MPI_SUCCESS;

@@ -1,5 +1,6 @@
 // C API: the FT-MPI extensions of ftmpi.h (modes, states, queries).
 #include "library.h"
+#include "monitor.h"
 
 using namespace ftmpi;
 
@@ -24,6 +25,7 @@ int FTMPI_Comm_set_mode(MPI_Comm comm, int comm_mode, int msg_mode) {
   if (!valid_msg_mode(msg_mode)) return raise(c, fail(Err::arg, "%d is not a message mode", msg_mode));
   c->comm_mode = comm_mode;
   c->msg_mode = msg_mode;
+  monitor().comm_changed(*c);
   return MPI_SUCCESS;
 }
 

@@ -1,4 +1,5 @@
 #include "comm.h"
+#include "monitor.h"
 
 namespace ftmpi {
 
@@ -49,16 +50,19 @@ MPI_Comm CommTable::add(std::unique_ptr<Comm> c) {
     if (!comms_[h]) {
       c->handle = static_cast<MPI_Comm>(h);
       comms_[h] = std::move(c);
+      monitor().comm_changed(*comms_[h]);
       return static_cast<MPI_Comm>(h);
     }
   }
   c->handle = static_cast<MPI_Comm>(comms_.size());
   comms_.push_back(std::move(c));
+  monitor().comm_changed(*comms_.back());
   return comms_.back()->handle;
 }
 
 void CommTable::remove(MPI_Comm handle) {
   if (handle > MPI_COMM_SELF && static_cast<std::size_t>(handle) < comms_.size()) {
+    if (comms_[static_cast<std::size_t>(handle)]) monitor().comm_freed(*comms_[static_cast<std::size_t>(handle)]);
     comms_[static_cast<std::size_t>(handle)].reset();
   }
 }

@@ -1,4 +1,5 @@
 #include "construct.h"
+#include "monitor.h"
 
 #include <algorithm>
 #include <cstring>
@@ -59,6 +60,7 @@ std::uint32_t Constructor::take_context(CommTable::ContextMask* used) {
 Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used) {
   if (c->comm_mode == FTMPI_COMM_MODE_REBUILD || c->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND) {
     c->state = FTMPI_COMM_FAILED;
+    monitor().comm_changed(*c);
     return fail(Err::other, "%s: REBUILD repair is not implemented yet", c->name.c_str());
   }
   // The gaps are exactly the agreed failed set, whatever this process had heard so far.
@@ -82,6 +84,7 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
   c->coll_context = context + 1;
   c->failed.clear();
   c->state = FTMPI_COMM_RECOVERED;
+  monitor().comm_changed(*c);
   return Err::ok;
 }
 

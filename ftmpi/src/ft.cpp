@@ -1,4 +1,5 @@
 #include "ft.h"
+#include "monitor.h"
 
 #include <strings.h>
 
@@ -59,6 +60,7 @@ void FaultHandler::on_process_failed(std::uint32_t proc) {
                                          " failed and the communicator is in ABORT mode");
     }
     if (c.state != FTMPI_COMM_FAILED) c.state = FTMPI_COMM_DETECTED;
+    monitor().comm_changed(c);
     const bool nop = c.msg_mode == FTMPI_MSG_MODE_NOP;
     engine_->requests().for_each_live([&](Request& q) {
       if (q.comm != &c || q.complete) return;
@@ -80,6 +82,7 @@ Err FaultHandler::check(Comm* c, int peer) {
   if (c->state == FTMPI_COMM_OK) return Err::ok;
   if (c->state == FTMPI_COMM_RECOVERED) {
     c->state = FTMPI_COMM_OK;
+    monitor().comm_changed(*c);
     return Err::ok;
   }
   if (c->state == FTMPI_COMM_FAILED) {

@@ -1,0 +1,133 @@
+// The tools' state table: communicator reports from the ranks, merged with what the daemon
+// itself knows about its processes (a rank that died is FAILED in every communicator at once,
+// before any survivor has noticed).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <fstream>
+
+#include "job_supervisor.h"
+#include "log.h"
+
+namespace ftmpi::daemon {
+
+namespace {
+
+constexpr std::size_t kMaxCommsPerJob = 4096;
+
+std::uint64_t cpu_ms_of(pid_t pid) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    std::ifstream in(path);
+    std::string line;
+    if (!std::getline(in, line)) return 0;
+    auto close = line.rfind(')');
+    if (close == std::string::npos) return 0;
+    // Fields after the command: state(3) ... utime(14) stime(15).
+    unsigned long long utime = 0, stime = 0;
+    if (std::sscanf(line.c_str() + close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+                    &stime) != 2)
+        return 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? (utime + stime) * 1000ull / static_cast<unsigned long long>(hz) : 0;
+}
+
+int exit_code_of(const RankProc& r) {
+    if (!r.exited) return 0;
+    if (WIFSIGNALED(r.wait_status)) return 128 + WTERMSIG(r.wait_status);
+    return WIFEXITED(r.wait_status) ? WEXITSTATUS(r.wait_status) : 0;
+}
+
+}  // namespace
+
+void JobSupervisor::handle_report(const std::uint8_t* data, std::size_t n, pid_t sender) {
+    proto::CommReport rep;
+    if (proto::ProtoStatus st = proto::decode_report(data, n, rep); st != proto::ProtoStatus::ok) {
+        FTMPID_WARN("dropping malformed communicator report from pid %d: %s", static_cast<int>(sender),
+                    proto::to_string(st));
+        return;
+    }
+    Job* job = job_by_id(rep.jobid);
+    if (job == nullptr || rep.reporter >= job->ranks.size()) {
+        FTMPID_DEBUG("dropping communicator report for unknown job/rank %s/%u", rep.jobid.c_str(), rep.reporter);
+        return;
+    }
+    const RankProc& who = job->ranks[rep.reporter];
+    if (who.pid <= 0 || (sender != who.pid && getpgid(sender) != who.pid)) {
+        FTMPID_WARN("dropping communicator report for %s rank %u from pid %d: not that rank", rep.jobid.c_str(),
+                    rep.reporter, static_cast<int>(sender));
+        return;
+    }
+    const auto key = std::make_pair(rep.comm.key_context, rep.comm.leader);
+    if (rep.kind == proto::ReportKind::freed) {
+        auto it = job->comms.find(key);
+        if (it == job->comms.end()) return;
+        it->second.holders.erase(rep.reporter);
+        if (it->second.holders.empty()) job->comms.erase(it);
+        return;
+    }
+    for (const auto& p : rep.comm.procs) {
+        if (p.world_rank >= job->ranks.size()) {
+            FTMPID_WARN("dropping communicator report for %s: world rank %u out of range", rep.jobid.c_str(),
+                        p.world_rank);
+            return;
+        }
+    }
+    auto it = job->comms.find(key);
+    if (it == job->comms.end()) {
+        if (job->comms.size() >= kMaxCommsPerJob) return;
+        it = job->comms.emplace(key, CommEntry{}).first;
+    }
+    it->second.info = std::move(rep.comm);
+    it->second.holders.insert(rep.reporter);
+}
+
+void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) const {
+    std::vector<const Job*> sorted;
+    for (const auto& [id, job] : jobs_) sorted.push_back(job.get());
+    std::sort(sorted.begin(), sorted.end(), [](const Job* a, const Job* b) {
+        return a->start_ms != b->start_ms ? a->start_ms < b->start_ms : a->id < b->id;
+    });
+    for (const Job* job : sorted) {
+        proto::JobInfo j;
+        j.id = job->id;
+        j.program = job->spec.argv.empty() ? std::string() : job->spec.argv[0];
+        j.nprocs = job->spec.nprocs;
+        j.comm_mode = static_cast<proto::CommModeV>(job->spec.comm_mode);
+        j.msg_mode = static_cast<proto::MsgModeV>(job->spec.msg_mode);
+        j.start_ms = job->start_ms;
+        for (const RankProc& r : job->ranks) {
+            proto::ProcInfo p;
+            p.rank = r.rank;
+            p.pid = r.pid;
+            p.host = hostname_;
+            p.state = r.exited ? (r.failed ? proto::RunStateV::failed : proto::RunStateV::exited)
+                      : r.finalized ? proto::RunStateV::finalized
+                      : r.connected ? proto::RunStateV::running
+                                    : proto::RunStateV::starting;
+            p.exit_code = exit_code_of(r);
+            if (with_cpu && !r.exited && r.pid > 0) p.cpu_ms = cpu_ms_of(r.pid);
+            j.procs.push_back(std::move(p));
+        }
+        for (const auto& [key, entry] : job->comms) {
+            proto::CommInfo c = entry.info;
+            bool unnoticed_death = false;
+            for (auto& p : c.procs) {
+                const RankProc& r = job->ranks[p.world_rank];
+                const bool dead = r.exited && (r.failed || !r.finalized);
+                if (dead && (p.state == proto::ProcStateV::ok || p.state == proto::ProcStateV::joining)) {
+                    p.state = proto::ProcStateV::failed;
+                    unnoticed_death = true;
+                }
+            }
+            if (unnoticed_death && (c.state == proto::CommStateV::ok || c.state == proto::CommStateV::recovered))
+                c.state = proto::CommStateV::detected;
+            j.comms.push_back(std::move(c));
+        }
+        out.push_back(std::move(j));
+    }
+}
+
+}  // namespace ftmpi::daemon
