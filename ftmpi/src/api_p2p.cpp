@@ -310,6 +310,107 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, 
   return rc != MPI_SUCCESS ? rc : MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
+// ---- buffered sends (MPI-1.3 3.6) ----
+// The data is always copied at once (packed into a buffer the request owns), so the user's
+// attached buffer only sets the capacity: a Bsend that would not fit next to the pending ones
+// fails with MPI_ERR_BUFFER, as the standard requires; detach waits for the pending ones.
+}  // extern "C"
+
+namespace {
+struct BufferedSends {
+  void* buffer = nullptr;
+  int size = 0;
+  std::size_t used = 0;
+  std::vector<std::pair<Request*, std::size_t>> pending;  // request, bytes it holds
+
+  void sweep() {
+    for (std::size_t i = 0; i < pending.size();) {
+      if (pending[i].first->complete) {
+        used -= pending[i].second;
+        lib().engine.retire(pending[i].first);
+        pending[i] = pending.back();
+        pending.pop_back();
+      } else {
+        ++i;
+      }
+    }
+  }
+};
+BufferedSends& bsends() {
+  static BufferedSends b;
+  return b;
+}
+
+Err post_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               Checked* c) {
+  if (Err e = check_send(buf, count, type, dest, tag, comm, c); e != Err::ok) return e;
+  if (dest == MPI_PROC_NULL) return Err::ok;
+  BufferedSends& b = bsends();
+  b.sweep();
+  std::size_t need = c->bytes + MPI_BSEND_OVERHEAD;
+  if (b.buffer == nullptr || b.used + need > static_cast<std::size_t>(b.size)) {
+    return fail(Err::buffer, "buffered send of %zu bytes does not fit: attached %d bytes, %zu in use",
+                need, b.buffer == nullptr ? 0 : b.size, b.used);
+  }
+  std::vector<std::uint8_t> stage(c->bytes);
+  if (c->bytes > 0) pack(buf, static_cast<std::size_t>(count), *c->type, stage.data());
+  Request* r = nullptr;
+  if (Err e = lib().engine.isend(nullptr, c->bytes, dest, tag, c->comm, c->comm->context, &r, &stage);
+      e != Err::ok) {
+    return e;
+  }
+  b.used += need;
+  b.pending.emplace_back(r, need);
+  return Err::ok;
+}
+}  // namespace
+
+extern "C" {
+
+int MPI_Buffer_attach(void* buffer, int size) {
+  if (Err e = check_initialized("MPI_Buffer_attach"); e != Err::ok) return to_code(e);
+  BufferedSends& b = bsends();
+  if (size < 0) return raise_world(fail(Err::count, "size %d is negative", size));
+  if (buffer == nullptr && size > 0) return raise_world(fail(Err::buffer, "buffer is NULL"));
+  if (b.buffer != nullptr) return raise_world(fail(Err::buffer, "a buffer is already attached"));
+  b.buffer = buffer != nullptr ? buffer : &b;  // a zero-size attach is still an attach
+  b.size = size;
+  return MPI_SUCCESS;
+}
+
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  if (Err e = check_initialized("MPI_Buffer_detach"); e != Err::ok) return to_code(e);
+  if (buffer_addr == nullptr || size == nullptr) return raise_world(fail(Err::arg, "NULL pointer"));
+  BufferedSends& b = bsends();
+  if (b.buffer == nullptr) return raise_world(fail(Err::buffer, "no buffer is attached"));
+  lib().engine.wait_until([&b] {
+    b.sweep();
+    return b.pending.empty();
+  });
+  *static_cast<void**>(buffer_addr) = b.buffer == &b ? nullptr : b.buffer;
+  *size = b.size;
+  b = BufferedSends{};
+  return MPI_SUCCESS;
+}
+
+int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  Checked c;
+  Err e = post_bsend(buf, count, type, dest, tag, comm, &c);
+  return e == Err::ok ? MPI_SUCCESS : raise(c.comm, e);
+}
+
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  Checked c;
+  Err e = request == nullptr ? fail(Err::request, "request pointer is NULL")
+                             : post_bsend(buf, count, type, dest, tag, comm, &c);
+  if (e != Err::ok) return raise(c.comm, e);
+  *request = proc_null_request(c.comm);  // buffered: complete as soon as it is copied
+  Request* r = lib().engine.requests().find(*request);
+  r->source = MPI_ANY_SOURCE;
+  return MPI_SUCCESS;
+}
+
 // A ready send may assume the receive is posted; sending it as a standard send is always
 // correct (MPI-1.3 3.4).
 int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
