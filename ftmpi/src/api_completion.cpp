@@ -23,9 +23,14 @@ Err check_array(int count, const MPI_Request* reqs) {
   return Err::ok;
 }
 
+// Null handles and inactive persistent requests are ignored by the any/some variants.
+bool inactive(MPI_Request h) {
+  return h == MPI_REQUEST_NULL || operation_of(lib().engine.requests().find(h)) == nullptr;
+}
+
 bool all_inactive(int count, const MPI_Request* reqs) {
   for (int i = 0; i < count; ++i) {
-    if (reqs[i] != MPI_REQUEST_NULL) return false;
+    if (!inactive(reqs[i])) return false;
   }
   return true;
 }
@@ -34,8 +39,8 @@ bool all_inactive(int count, const MPI_Request* reqs) {
 int find_complete(int count, const MPI_Request* reqs) {
   RequestPool& pool = lib().engine.requests();
   for (int i = 0; i < count; ++i) {
-    if (reqs[i] == MPI_REQUEST_NULL) continue;
-    if (pool.find(reqs[i])->complete) return i;
+    if (inactive(reqs[i])) continue;
+    if (request_done(pool.find(reqs[i]))) return i;
   }
   return -1;
 }
@@ -50,12 +55,12 @@ int retire_some(int count, MPI_Request* reqs, int* outcount, int* indices, MPI_S
   int n = 0, first_error = MPI_SUCCESS;
   Comm* err_comm = nullptr;
   for (int i = 0; i < count; ++i) {
-    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    if (inactive(reqs[i])) continue;
     Request* r = pool.find(reqs[i]);
-    if (!r->complete) continue;
+    if (!request_done(r)) continue;
     Comm* comm = r->comm;
     MPI_Status* st = status_at(statuses, n);
-    int e = retire(r, st, &reqs[i]);
+    int e = request_finish(r, st, &reqs[i]);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
     if (e != MPI_SUCCESS && first_error == MPI_SUCCESS) {
       first_error = e;
@@ -81,8 +86,8 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
   Comm* comm = r->comm;
-  lib().engine.wait(r);
-  return raise_code(comm, retire(r, status, request));
+  lib().engine.wait_until([r] { return request_done(r); });
+  return raise_code(comm, request_finish(r, status, request));
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
@@ -97,14 +102,14 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
-  if (!r->complete) lib().engine.progress();
-  if (!r->complete) {
+  if (!request_done(r)) lib().engine.progress();
+  if (!request_done(r)) {
     *flag = 0;
     return MPI_SUCCESS;
   }
   *flag = 1;
   Comm* comm = r->comm;
-  return raise_code(comm, retire(r, status, request));
+  return raise_code(comm, request_finish(r, status, request));
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
@@ -130,8 +135,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     }
     Request* r = pool.find(requests[i]);
     Comm* comm = r->comm;
-    lib().engine.wait(r);
-    int e = retire(r, st, &requests[i]);
+    lib().engine.wait_until([r] { return request_done(r); });
+    int e = request_finish(r, st, &requests[i]);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
     if (e != MPI_SUCCESS) {
       any_error = true;
@@ -155,7 +160,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
   Request* r = lib().engine.requests().find(requests[i]);
   Comm* comm = r->comm;
   *index = i;
-  return raise_code(comm, retire(r, status, &requests[i]));
+  return raise_code(comm, request_finish(r, status, &requests[i]));
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
@@ -179,7 +184,7 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
   Comm* comm = r->comm;
   *flag = 1;
   *index = i;
-  return raise_code(comm, retire(r, status, &requests[i]));
+  return raise_code(comm, request_finish(r, status, &requests[i]));
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
@@ -219,7 +224,7 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
   lib().engine.progress();
   RequestPool& pool = lib().engine.requests();
   for (int i = 0; i < count; ++i) {
-    if (requests[i] != MPI_REQUEST_NULL && !pool.find(requests[i])->complete) {
+    if (requests[i] != MPI_REQUEST_NULL && !request_done(pool.find(requests[i]))) {
       *flag = 0;
       return MPI_SUCCESS;
     }
@@ -248,7 +253,11 @@ int MPI_Request_free(MPI_Request* request) {
   if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
-  if (r->complete) {
+  if (r->kind == Request::Kind::persistent) {
+    if (Request* op = operation_of(r)) lib().engine.abandon(op);
+    lib().engine.requests().release(r);
+    *request = MPI_REQUEST_NULL;
+  } else if (r->complete) {
     (void)retire(r, MPI_STATUS_IGNORE, request);
   } else {
     // The operation goes on; its record is recycled when it completes (Engine::complete).

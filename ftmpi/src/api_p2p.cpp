@@ -159,6 +159,29 @@ int retire(Request* r, MPI_Status* st, MPI_Request* handle) {
   return e;
 }
 
+Request* operation_of(Request* r) {
+  if (r->kind != Request::Kind::persistent) return r;
+  return r->persistent.active == MPI_REQUEST_NULL ? nullptr
+                                                  : lib().engine.requests().find(r->persistent.active);
+}
+
+bool request_done(Request* r) {
+  Request* op = operation_of(r);
+  return op == nullptr || op->complete;
+}
+
+int request_finish(Request* r, MPI_Status* st, MPI_Request* handle) {
+  if (r->kind != Request::Kind::persistent) return retire(r, st, handle);
+  Request* op = operation_of(r);
+  if (op == nullptr) {
+    fill_empty_status(st);
+    return MPI_SUCCESS;
+  }
+  MPI_Request inner = r->persistent.active;
+  r->persistent.active = MPI_REQUEST_NULL;
+  return retire(op, st, &inner);
+}
+
 }  // namespace ftmpi
 
 extern "C" {
@@ -408,6 +431,82 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   *request = proc_null_request(c.comm);  // buffered: complete as soon as it is copied
   Request* r = lib().engine.requests().find(*request);
   r->source = MPI_ANY_SOURCE;
+  return MPI_SUCCESS;
+}
+
+// ---- persistent requests (MPI-1.3 3.9) ----
+}  // extern "C"
+
+namespace {
+int make_persistent(int op, const void* buf, int count, MPI_Datatype type, int peer, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  Checked c;
+  Err e = op == 4 ? check_recv(const_cast<void*>(buf), count, type, peer, tag, comm, &c)
+                  : check_send(buf, count, type, peer, tag, comm, &c);
+  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (e != Err::ok) return raise(c.comm, e);
+  Request* r = lib().engine.requests().allocate(Request::Kind::persistent);
+  r->comm = c.comm;
+  r->persistent = {op, const_cast<void*>(buf), count, type, peer, tag, comm, MPI_REQUEST_NULL};
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" {
+
+int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return make_persistent(0, buf, count, type, dest, tag, comm, request);
+}
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_persistent(1, buf, count, type, dest, tag, comm, request);
+}
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_persistent(2, buf, count, type, dest, tag, comm, request);
+}
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_persistent(3, buf, count, type, dest, tag, comm, request);
+}
+int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return make_persistent(4, buf, count, type, source, tag, comm, request);
+}
+
+int MPI_Start(MPI_Request* request) {
+  if (Err e = check_initialized("MPI_Start"); e != Err::ok) return to_code(e);
+  if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
+  Request* r = lib().engine.requests().find(*request);
+  if (r == nullptr || r->kind != Request::Kind::persistent) {
+    return raise_world(fail(Err::request, "request %d is not a persistent request", *request));
+  }
+  if (r->persistent.active != MPI_REQUEST_NULL) {
+    return raise(r->comm, fail(Err::request, "persistent request %d is already active", *request));
+  }
+  Request::Persistent& p = r->persistent;
+  MPI_Request inner = MPI_REQUEST_NULL;
+  int rc;
+  switch (p.op) {
+    case 0: rc = MPI_Isend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
+    case 1: rc = MPI_Issend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
+    case 2: rc = MPI_Ibsend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
+    case 3: rc = MPI_Irsend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
+    default: rc = MPI_Irecv(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
+  }
+  if (rc == MPI_SUCCESS) r->persistent.active = inner;
+  return rc;
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  if (count < 0) return raise_world(fail(Err::count, "count %d is negative", count));
+  if (count > 0 && requests == nullptr) return raise_world(fail(Err::request, "request array is NULL"));
+  for (int i = 0; i < count; ++i) {
+    int rc = MPI_Start(&requests[i]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
   return MPI_SUCCESS;
 }
 

@@ -13,4 +13,15 @@ int retire(Request* r, MPI_Status* st, MPI_Request* handle);
 // The status of a null or inactive request (MPI-1.3 3.7.3).
 void fill_empty_status(MPI_Status* st);
 
+// The completion functions treat every request through these three, so a persistent request
+// (whose handle stays valid and which may be inactive) and an ordinary one look alike.
+// The operation a request stands for right now: itself, a persistent request's started
+// operation, or nullptr when it is an inactive persistent request.
+Request* operation_of(Request* r);
+// Complete (or inactive, which counts as complete)?
+bool request_done(Request* r);
+// Finishes a done request: status, error code; ordinary requests are freed and the handle set
+// to MPI_REQUEST_NULL, persistent ones become inactive and keep their handle.
+int request_finish(Request* r, MPI_Status* st, MPI_Request* handle);
+
 }  // namespace ftmpi

@@ -17,7 +17,7 @@ struct Comm;
 struct Datatype;
 
 struct Request {
-  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once };
+  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent };
   Kind kind = Kind::unused;
   bool complete = false;   // complete as the user sees it
   // The transport still holds this record as an operation context. A request completed early
@@ -28,6 +28,17 @@ struct Request {
   bool cancelled = false;  // MPI_Cancel took effect (MPI_Test_cancelled)
   int parts = 1;           // completions still needed (a synchronous send also waits for its ack)
   Request* ack = nullptr;  // synchronous send: its pending ack receive
+  // Persistent request (MPI_*_init): the arguments, and the operation MPI_Start began.
+  struct Persistent {
+    int op = 0;  // 0 send, 1 ssend, 2 bsend, 3 rsend, 4 recv
+    void* buf = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int peer = 0;
+    int tag = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Request active = MPI_REQUEST_NULL;  // handle of the started operation, if any
+  } persistent;
   int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)
   Comm* comm = nullptr;
   int peer = 0;                 // communicator rank named by the call (for error messages)
