@@ -79,20 +79,28 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
   return Err::ok;
 }
 
-Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
-                  std::uint32_t context, Request** out) {
-  transport::PeerId peer = transport::kAnyPeer;
-  std::uint64_t ignore = 0;
+Err Engine::select(int source, int tag, Comm* comm, std::uint32_t context, Selector* out) const {
+  out->peer = transport::kAnyPeer;
+  out->ignore = match::kSyncBit;  // a synchronous send's message is received like any other
   std::uint32_t src_bits = 0;
   if (source == MPI_ANY_SOURCE) {
-    ignore |= match::kSourceMask;
+    out->ignore |= match::kSourceMask;
   } else {
-    peer = comm->procs[static_cast<std::size_t>(source)];
-    if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", source, peer);
-    src_bits = peer;
+    out->peer = comm->procs[static_cast<std::size_t>(source)];
+    if (failed_[out->peer]) {
+      return fail(Err::other, "rank %d (process %u) has failed", source, out->peer);
+    }
+    src_bits = out->peer;
   }
-  if (tag == MPI_ANY_TAG) ignore |= match::kTagMask;
-  ignore |= match::kSyncBit;  // a synchronous send's message is received like any other
+  if (tag == MPI_ANY_TAG) out->ignore |= match::kTagMask;
+  out->bits = match::make(context, src_bits, tag == MPI_ANY_TAG ? 0 : tag);
+  return Err::ok;
+}
+
+Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
+                  std::uint32_t context, Request** out) {
+  Selector sel;
+  if (Err e = select(source, tag, comm, context, &sel); e != Err::ok) return e;
   Request* r = requests_.allocate(Request::Kind::recv);
   r->comm = comm;
   r->peer = source;
@@ -100,8 +108,7 @@ Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
     r->owned.resize(bytes);
     buf = r->owned.data();
   }
-  std::uint64_t bits = match::make(context, src_bits, tag == MPI_ANY_TAG ? 0 : tag);
-  Status s = endpoint_->recv(peer, buf, bytes, bits, ignore, r);
+  Status s = endpoint_->recv(sel.peer, buf, bytes, sel.bits, sel.ignore, r);
   if (s != Status::ok) {
     requests_.release(r);
     return fail(Err::intern, "posting a receive failed: %s", endpoint_->last_error().c_str());
@@ -223,22 +230,11 @@ void Engine::finish_part(Request* r, int error) {
 void Engine::on_ack(Request&, void*) {}  // a tag for complete(); the work happens there
 
 Err Engine::iprobe(int source, int tag, Comm* comm, bool* found, Request* out) {
-  transport::PeerId peer = transport::kAnyPeer;
-  std::uint64_t ignore = 0;
-  std::uint32_t src_bits = 0;
-  if (source == MPI_ANY_SOURCE) {
-    ignore |= match::kSourceMask;
-  } else {
-    peer = comm->procs[static_cast<std::size_t>(source)];
-    if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", source, peer);
-    src_bits = peer;
-  }
-  if (tag == MPI_ANY_TAG) ignore |= match::kTagMask;
-  ignore |= match::kSyncBit;
+  Selector sel;
+  if (Err e = select(source, tag, comm, comm->context, &sel); e != Err::ok) return e;
   Request* r = requests_.allocate(Request::Kind::probe);
   r->comm = comm;
-  Status s = endpoint_->probe(peer, match::make(comm->context, src_bits, tag == MPI_ANY_TAG ? 0 : tag),
-                              ignore, r);
+  Status s = endpoint_->probe(sel.peer, sel.bits, sel.ignore, r);
   if (s != Status::ok) {
     requests_.release(r);
     return fail(Err::intern, "probe is not available: %s", endpoint_->last_error().c_str());

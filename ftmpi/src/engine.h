@@ -95,6 +95,13 @@ class Engine {
   std::uint32_t my_proc() const { return my_proc_; }
 
  private:
+  // What a receive or probe for (source, tag) asks the transport for.
+  struct Selector {
+    transport::PeerId peer;
+    std::uint64_t bits;
+    std::uint64_t ignore;
+  };
+  Err select(int source, int tag, Comm* comm, std::uint32_t context, Selector* out) const;
   void complete(const transport::Completion& c);
   // One of a request's completions (the send itself, or a synchronous send's ack) is in.
   void finish_part(Request* r, int error);
