@@ -131,6 +131,12 @@ bool Waiter::try_wait(void* ctx, Completion* out, double timeout_s) {
   }
 }
 
+void Waiter::progress() {
+  Completion batch[16];
+  std::size_t n = ep_.poll(batch, 16);
+  stash_.insert(stash_.end(), batch, batch + n);
+}
+
 void fill_pattern(void* buf, std::size_t len, unsigned seed) {
   auto* b = static_cast<unsigned char*>(buf);
   for (std::size_t i = 0; i < len; ++i) b[i] = static_cast<unsigned char>(i * 131 + (i >> 12) + seed);

@@ -43,6 +43,8 @@ class Waiter {
   Completion wait(void* ctx, double timeout_s = 30.0);
   // Polls for a while and returns whether ctx completed (without failing on timeout).
   bool try_wait(void* ctx, Completion* out, double timeout_s);
+  // Polls once, keeping whatever completes for later wait()/try_wait() calls.
+  void progress();
 
  private:
   Endpoint& ep_;

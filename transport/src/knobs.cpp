@@ -16,6 +16,9 @@ Knobs Knobs::from_environment() {
     unsigned long v = std::strtoul(r, nullptr, 10);
     if (v > 0) k.shm_rx_size = v;
   }
+  if (const char* c = std::getenv("FTMPI_SHM_CMA"); c != nullptr && *c != '\0') {
+    k.shm_cma = std::strtol(c, nullptr, 10) != 0;
+  }
   return k;
 }
 

@@ -5,10 +5,15 @@
 //                                  drive progress) before it gives up with Status::error;
 //                                  default 60, 0 means wait forever.
 //   FTMPI_SHM_RX_SIZE              shm receive-context size, exported as FI_SHM_RX_SIZE unless
-//                                  that is set. It caps how many unexpected messages shm can
-//                                  hold per endpoint (beyond it senders wait in the retry loop
-//                                  until receives get posted); each entry costs ~4.6 KB resident.
-//                                  Default 32768 (~150 MB); libfabric 1.17 crashes at 65536.
+//                                  that is set: shm's command queue per endpoint and its slots
+//                                  for posted receives (128 bounce buffers live there) and for
+//                                  messages it holds before we take them. Beyond it, senders
+//                                  defer (in software). Each slot costs ~4.6 KB of /dev/shm.
+//                                  Default 4096 (32 MB file, ~8 MB resident); 65536 crashes
+//                                  libfabric 1.17.
+//   FTMPI_SHM_CMA                  1 (default): shm receivers read large messages themselves
+//                                  with process_vm_readv; 0: they never try, and the payload
+//                                  goes through shm instead (see soft_match.h).
 // libfabric's own variables (FI_SHM_*, FI_TCP_IFACE, FI_OFI_RXM_*, FI_LOG_LEVEL) apply as usual;
 // we default FI_OFI_RXM_ENABLE_DYN_RBUF=0 and FI_OFI_RXM_SAR_LIMIT=16384 (see provider.cpp).
 #pragma once
@@ -20,7 +25,8 @@ namespace ftmpi::transport {
 struct Knobs {
   std::string provider;  // empty when FTMPI_PROVIDER is unset
   double retry_timeout_s = 60.0;
-  unsigned long shm_rx_size = 32768;
+  unsigned long shm_rx_size = 4096;
+  bool shm_cma = true;
 
   static Knobs from_environment();
 };

@@ -29,12 +29,15 @@ bool OfiEndpoint::init(const std::string& provider, const Knobs& knobs, std::str
   provider_ = provider;
   knobs_ = knobs;
   export_provider_defaults(knobs);
+  if (provider == "shm") sweep_stale_shm_regions();
   info_ = query_fabric_info(provider, err);
   if (info_ == nullptr) return false;
   inject_size_ = info_->tx_attr->inject_size;
-  // shm in libfabric 1.17 treats an FI_PEEK receive as a real zero-length receive: it never
-  // reports "no message" and consumes (truncates) the message it finds.
-  peek_supported_ = provider != "shm";
+  inline_max_ = inject_size_;
+  // shm in libfabric 1.17 treats an FI_PEEK receive as a real zero-length receive (it never
+  // reports "no message" and consumes the message it finds); with software matching, which
+  // shm gets, probe() never reaches the provider.
+  peek_supported_ = true;
 
   auto fail = [&](const char* call, int rc) {
     if (err != nullptr) *err = provider + ": " + describe(call, rc);
@@ -75,6 +78,9 @@ bool OfiEndpoint::init(const std::string& provider, const Knobs& knobs, std::str
   rc = fi_getname(&ep_->fid, address_.data(), &len);
   if (rc != 0) return fail("fi_getname", rc);
   address_.resize(len);
+  // shm 1.17 cannot match receives with ignore masks against unexpected messages: match in
+  // software (soft_match.h).
+  if (provider == "shm") return soft_init(err);
   return true;
 }
 
@@ -82,6 +88,7 @@ OfiEndpoint::~OfiEndpoint() {
   // Closing the endpoint first makes libfabric drop every pointer to our op records; the pool
   // (and any orphaned records in it) is freed after that, with the object.
   if (ep_ != nullptr) fi_close(&ep_->fid);
+  soft_cleanup();
   if (av_ != nullptr) fi_close(&av_->fid);
   if (cq_ != nullptr) fi_close(&cq_->fid);
   if (domain_ != nullptr) fi_close(&domain_->fid);
@@ -97,11 +104,21 @@ Status OfiEndpoint::insert_peers(const std::vector<std::vector<std::uint8_t>>& a
       last_error_ = provider_ + ": " + describe("fi_av_insert", n < 0 ? n : -FI_EINVAL);
       return Status::error;
     }
-    // FI_AV_TABLE hands out 0, 1, 2, ... in insertion order; the reverse map for wildcard
-    // receives (peer_of_source) relies on it.
-    if (fa != peers_.size()) {
-      last_error_ = provider_ + ": fi_av_insert returned address " + std::to_string(fa) +
-                    ", expected " + std::to_string(peers_.size());
+    const PeerId id = static_cast<PeerId>(peers_.size());
+    if (fa < peer_of_addr_.size() && peer_of_addr_[fa] != kAnyPeer) {
+      // shm 1.17: inserting the address of an endpoint that is already gone (a fast peer
+      // finished and closed it) leaves its slot in shm's peer map free, so the next insert
+      // reuses that slot and the AV hands back the gone peer's fi_addr, which from now on
+      // reaches this peer. The gone one stays unreachable.
+      const PeerId gone = peer_of_addr_[fa];
+      peers_[gone].addr = FI_ADDR_NOTAVAIL;
+      peers_[gone].failed = true;
+      peer_of_addr_[fa] = id;
+    } else if (fa < kMaxPeerAddr) {
+      if (fa >= peer_of_addr_.size()) peer_of_addr_.resize(fa + 1, kAnyPeer);
+      peer_of_addr_[fa] = id;
+    } else {
+      last_error_ = provider_ + ": fi_av_insert returned address " + std::to_string(fa);
       return Status::error;
     }
     peers_.emplace_back();
@@ -111,7 +128,7 @@ Status OfiEndpoint::insert_peers(const std::vector<std::vector<std::uint8_t>>& a
 }
 
 PeerId OfiEndpoint::peer_of_source(fi_addr_t src) const {
-  return src < peers_.size() ? static_cast<PeerId>(src) : kAnyPeer;
+  return src < peer_of_addr_.size() ? peer_of_addr_[src] : kAnyPeer;
 }
 
 }  // namespace ftmpi::transport

@@ -7,8 +7,12 @@
 // posted from poll(); so send() never waits on the peer, as MPI_Isend must not. Receives and
 // probes retry (driving progress) until FTMPI_TRANSPORT_RETRY_TIMEOUT.
 //
+// Over shm, matching is done here, not by the provider (libfabric 1.17 shm mismatches receives
+// with ignore masks against unexpected messages): see soft_match.h.
+//
 // Files: ofi_endpoint.cpp (setup, addressing), ofi_endpoint_ops.cpp (send/recv/probe/cancel),
-// ofi_endpoint_progress.cpp (CQ reading, retry on -FI_EAGAIN, peer failure).
+// ofi_endpoint_progress.cpp (CQ reading, retry on -FI_EAGAIN, peer failure),
+// ofi_endpoint_soft.cpp (software matching).
 #pragma once
 
 #include <rdma/fabric.h>
@@ -17,6 +21,7 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 
+#include <list>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,7 @@
 #include "ftmpi/transport/endpoint.h"
 #include "knobs.h"
 #include "op_record.h"
+#include "soft_match.h"
 
 namespace ftmpi::transport {
 
@@ -57,6 +63,19 @@ class OfiEndpoint final : public Endpoint {
     bool failed = false;
     OpList pending;   // posted: sends to it, receives and probes directed at it
     OpList deferred;  // sends not yet accepted by the provider, oldest first
+    std::uint32_t next_seq = 0;  // software matching: next large message's sequence number
+  };
+  // A message on the small-message stream, as software matching sees it.
+  struct Arrival {
+    PeerId source = kAnyPeer;
+    std::uint64_t tag = 0;
+    bool announced = false;
+    bool cma = false;
+    std::uint32_t seq = 0;
+    std::size_t len = 0;
+    std::uint64_t addr = 0;
+    std::uint64_t pid = 0;
+    const unsigned char* data = nullptr;
   };
   enum class Retry { briefly, until_timeout };
 
@@ -64,6 +83,7 @@ class OfiEndpoint final : public Endpoint {
   Status check_peer(PeerId peer, bool allow_any);
   OpRecord* start_op(OpKind kind, PeerId peer, void* context);
   void release_op(OpRecord* op);
+  void free_op(OpRecord* op);  // back to the pool (with its scratch buffer), no list upkeep
   OpList& list_for(PeerId peer) { return peer == kAnyPeer ? wildcard_ : peers_[peer].pending; }
   // A post returned rc != 0: describe it, release the record, and say what the caller gets.
   Status fail_post(OpRecord* op, ssize_t rc, const char* what);
@@ -83,7 +103,11 @@ class OfiEndpoint final : public Endpoint {
   // Yields the CPU and enforces the retry timeout; *started_s < 0 until the clock is started.
   bool retry_should_give_up(Retry policy, unsigned attempt, double* started_s);
 
-  ssize_t post_send(OpRecord* op);
+  // Small sends without a record: fi_tinject (software matching: with a header).
+  ssize_t inject(fi_addr_t addr, const void* buf, std::size_t len, std::uint64_t tag);
+  // Posts (or advances) a send; *finished when it completed at once (no CQ entry to come).
+  ssize_t post_send(OpRecord* op, bool* finished);
+  void complete_send_now(OpRecord* op);
   void defer_send(Peer& peer, OpRecord* op);
   // Posts a peer's deferred sends in order; true when none is left.
   bool flush_deferred(Peer& peer);
@@ -95,11 +119,35 @@ class OfiEndpoint final : public Endpoint {
   void progress_into_backlog();
   PeerId peer_of_source(fi_addr_t src) const;
 
+  // Software matching (shm), ofi_endpoint_soft.cpp.
+  bool soft_init(std::string* err);
+  Status soft_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                   std::uint64_t ignore, void* context);
+  Status soft_probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context);
+  Status soft_cancel(void* context);
+  // A bounce receive completed: match or queue the message, repost the bounce. Returns whether
+  // a user completion was written to *out.
+  bool soft_arrival(OpRecord* bounce, std::size_t got, fi_addr_t src, Completion* out);
+  // A receive matched a message: true when *c now holds its completion (the record is freed);
+  // false when the large payload's receive is posted (or queued for posting).
+  bool soft_deliver(OpRecord* op, const Arrival& a, Completion* c);
+  bool post_bulk_recv(OpRecord* op, Completion* c);
+  void send_fin(PeerId peer, std::uint32_t seq, std::uint64_t status);
+  // A FIN for one of our announced sends: true when *c now holds its completion.
+  bool handle_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, Completion* c);
+  void repost_bounce(OpRecord* bounce);
+  void flush_soft_retries();
+  void soft_fail_peer(PeerId peer);
+  void soft_cleanup();
+
   std::string provider_;
   Knobs knobs_;
   std::string last_error_;
   std::vector<std::uint8_t> address_;
   std::size_t inject_size_ = 0;
+  // Largest send that goes without a CQ entry: inject_size_, or with software matching the
+  // largest payload that fits an inject with its header.
+  std::size_t inline_max_ = 0;
   bool peek_supported_ = true;
   std::size_t deferred_count_ = 0;
 
@@ -111,9 +159,25 @@ class OfiEndpoint final : public Endpoint {
   fid_ep* ep_ = nullptr;
 
   std::vector<Peer> peers_;
+  // fi_addr -> PeerId (FI_AV_TABLE: normally the identity; see insert_peers for shm's exception).
+  std::vector<PeerId> peer_of_addr_;
+  static constexpr fi_addr_t kMaxPeerAddr = fi_addr_t{1} << 24;
   OpList wildcard_;
   OpPool pool_;
   CompletionBacklog backlog_;
+
+  // Software matching (shm); see soft_match.h.
+  bool soft_ = false;
+  std::size_t bounce_size_ = 0;
+  std::vector<unsigned char> bounce_mem_;
+  std::vector<unsigned char> stage_;  // header + payload of a small send
+  OpList posted_;                     // user receives not matched yet, in posting order
+  std::list<soft::Unexpected> unexpected_;  // in arrival order
+  std::list<soft::Unexpected> spare_unexpected_;
+  std::vector<OpRecord*> bounce_retry_;  // bounces whose repost saw -FI_EAGAIN
+  std::vector<OpRecord*> bulk_retry_;    // large-payload receives not posted yet (-FI_EAGAIN)
+  std::vector<soft::PendingFin> fin_retry_;  // FINs not sent yet (-FI_EAGAIN)
+  std::uint64_t my_pid_ = 0;
 };
 
 template <typename Post>

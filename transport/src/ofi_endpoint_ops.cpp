@@ -3,6 +3,8 @@
 // post_with_retry(). Nothing here allocates once the pool has warmed up.
 #include <rdma/fi_tagged.h>
 
+#include <cstring>
+
 #include "ofi_endpoint.h"
 #include "status_map.h"
 
@@ -23,12 +25,23 @@ OpRecord* OfiEndpoint::start_op(OpKind kind, PeerId peer, void* context) {
   op->peer = peer;
   op->kind = kind;
   op->orphaned = false;
+  op->stage = 0;
+  op->seq = 0;
+  op->ignore = 0;
+  op->msg_len = 0;
+  op->scratch = nullptr;
   list_for(peer).push_back(op);
   return op;
 }
 
 void OfiEndpoint::release_op(OpRecord* op) {
   if (!op->orphaned) list_for(op->peer).remove(op);
+  free_op(op);
+}
+
+void OfiEndpoint::free_op(OpRecord* op) {
+  delete[] op->scratch;
+  op->scratch = nullptr;
   pool_.put(op);
 }
 
@@ -55,11 +68,10 @@ Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   Peer& peer = peers_[dst];
   // Non-overtaking: nothing may pass a deferred send to the same peer.
   const bool behind_deferred = !peer.deferred.empty() && !flush_deferred(peer);
-  if (len <= inject_size_ && !behind_deferred) {
+  if (len <= inline_max_ && !behind_deferred) {
     // Inject copies the data out before returning and writes no CQ entry, which saves the
     // provider a completion write on the latency-critical path; we report the completion.
-    ssize_t rc = post_with_retry(Retry::briefly,
-                                 [&] { return fi_tinject(ep_, buf, len, peer.addr, tag); });
+    ssize_t rc = post_with_retry(Retry::briefly, [&] { return inject(peer.addr, buf, len, tag); });
     if (rc == 0) {
       Completion c;
       c.context = context;
@@ -73,20 +85,70 @@ Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   op->buf = buf;
   op->len = len;
   op->tag = tag;
+  // Software matching: a large message's payload goes under its own sequence number.
+  if (soft_ && len > inline_max_) op->seq = peer.next_seq++;
   if (behind_deferred) {
     defer_send(peer, op);
     return Status::ok;
   }
-  ssize_t rc = post_with_retry(Retry::briefly, [&] { return post_send(op); });
+  bool finished = false;
+  ssize_t rc = post_with_retry(Retry::briefly, [&] { return post_send(op, &finished); });
   if (rc == -FI_EAGAIN) {
     defer_send(peer, op);
     return Status::ok;
   }
-  return rc == 0 ? Status::ok : fail_post(op, rc, "fi_tsend");
+  if (rc != 0) return fail_post(op, rc, "fi_tsend");
+  if (finished) complete_send_now(op);
+  return Status::ok;
 }
 
-ssize_t OfiEndpoint::post_send(OpRecord* op) {
-  return fi_tsend(ep_, op->buf, op->len, nullptr, peers_[op->peer].addr, op->tag, &op->fi_ctx);
+ssize_t OfiEndpoint::inject(fi_addr_t addr, const void* buf, std::size_t len, std::uint64_t tag) {
+  if (!soft_) return fi_tinject(ep_, buf, len, addr, tag);
+  const soft::Header h{tag, 0};
+  std::memcpy(stage_.data(), &h, sizeof h);
+  if (len != 0) std::memcpy(stage_.data() + soft::kHeaderSize, buf, len);
+  return fi_tinject(ep_, stage_.data(), soft::kHeaderSize + len, addr, soft::kMsgTag);
+}
+
+ssize_t OfiEndpoint::post_send(OpRecord* op, bool* finished) {
+  const fi_addr_t addr = peers_[op->peer].addr;
+  *finished = false;
+  if (!soft_) return fi_tsend(ep_, op->buf, op->len, nullptr, addr, op->tag, &op->fi_ctx);
+  if (op->len <= inline_max_) {  // a deferred small send
+    ssize_t rc = inject(addr, op->buf, op->len, op->tag);
+    *finished = rc == 0;
+    return rc;
+  }
+  // A large message: announce it (in order with the small ones), then the payload follows
+  // under its own tag (up to the inject size), or the receiver reads it with CMA and FINs.
+  const bool cma = op->len > inject_size_;
+  const std::uint64_t wire_tag = soft::kBulkTag | op->seq;
+  if (op->stage == 0) {
+    const soft::Header h{op->tag, soft::kRtsBit | (cma ? soft::kCmaBit : 0) | op->seq};
+    const soft::Announce a{op->len, reinterpret_cast<std::uintptr_t>(op->buf), my_pid_};
+    unsigned char msg[soft::kRtsSize];
+    std::memcpy(msg, &h, sizeof h);
+    std::memcpy(msg + sizeof h, &a, sizeof a);
+    ssize_t rc = fi_tinject(ep_, msg, sizeof msg, addr, soft::kMsgTag);
+    if (rc != 0) return rc;
+    op->stage = 1;
+    if (cma) return 0;  // pending until the receiver's FIN
+  }
+  if (!cma) {
+    ssize_t rc = fi_tinject(ep_, op->buf, op->len, addr, wire_tag);
+    *finished = rc == 0;
+    return rc;
+  }
+  // stage 2: the receiver could not use CMA (kFinNak): shm moves the payload.
+  return fi_tsend(ep_, op->buf, op->len, nullptr, addr, wire_tag, &op->fi_ctx);
+}
+
+void OfiEndpoint::complete_send_now(OpRecord* op) {
+  Completion c;
+  c.context = op->user_context;
+  c.source = op->peer;
+  backlog_.push(c);
+  release_op(op);
 }
 
 void OfiEndpoint::defer_send(Peer& peer, OpRecord* op) {
@@ -97,10 +159,19 @@ void OfiEndpoint::defer_send(Peer& peer, OpRecord* op) {
 
 bool OfiEndpoint::flush_deferred(Peer& peer) {
   while (OpRecord* op = peer.deferred.head()) {
-    ssize_t rc = post_send(op);
+    bool finished = false;
+    ssize_t rc = post_send(op, &finished);
     if (rc == -FI_EAGAIN) return false;
     peer.deferred.remove(op);
     --deferred_count_;
+    if (rc == 0 && finished) {
+      Completion c;
+      c.context = op->user_context;
+      c.source = op->peer;
+      backlog_.push(c);
+      free_op(op);
+      continue;
+    }
     if (rc == 0) {
       peer.pending.push_back(op);
       continue;
@@ -111,7 +182,7 @@ bool OfiEndpoint::flush_deferred(Peer& peer) {
     c.status = post_failed(rc, "fi_tsend (deferred)");
     c.source = op->peer;
     backlog_.push(c);
-    pool_.put(op);
+    free_op(op);
   }
   return true;
 }
@@ -125,6 +196,7 @@ void OfiEndpoint::flush_all_deferred() {
 Status OfiEndpoint::recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                          std::uint64_t ignore, void* context) {
   if (Status s = check_peer(src, true); s != Status::ok) return s;
+  if (soft_) return soft_recv(src, buf, len, tag, ignore, context);
   const fi_addr_t addr = src == kAnyPeer ? FI_ADDR_UNSPEC : peers_[src].addr;
   OpRecord* op = start_op(OpKind::recv, src, context);
   op->len = len;
@@ -135,6 +207,10 @@ Status OfiEndpoint::recv(PeerId src, void* buf, std::size_t len, std::uint64_t t
 
 Status OfiEndpoint::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) {
   if (Status s = check_peer(src, true); s != Status::ok) return s;
+  if (soft_) {
+    progress_into_backlog();  // let arrivals reach the unexpected list first
+    return soft_probe(src, tag, ignore, context);
+  }
   if (!peek_supported_) {
     last_error_ = provider_ + ": probe is not supported (libfabric 1.17 shm ignores FI_PEEK "
                   "and would consume the message)";
@@ -157,6 +233,7 @@ Status OfiEndpoint::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, v
 Status OfiEndpoint::cancel(void* context) {
   // Rare, so a walk over the pending receives is fine; it keeps the hot path free of any
   // context -> record index.
+  if (soft_) return soft_cancel(context);
   auto find_in = [context](const OpList& list) -> OpRecord* {
     for (OpRecord* op = list.head(); op != nullptr; op = op->next) {
       if (op->user_context == context && op->kind == OpKind::recv) return op;

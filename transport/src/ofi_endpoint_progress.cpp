@@ -24,6 +24,9 @@ std::size_t OfiEndpoint::poll(Completion* out, std::size_t max) {
   std::size_t n = backlog_.empty() ? 0 : backlog_.drain(out, max);
   if (n < max) n += read_cq(out + n, max - n);
   if (deferred_count_ != 0) flush_all_deferred();  // after reading: reaping freed resources
+  if (!bounce_retry_.empty() || !bulk_retry_.empty() || !fin_retry_.empty()) {
+    flush_soft_retries();
+  }
   return n;
 }
 
@@ -47,6 +50,10 @@ std::size_t OfiEndpoint::read_cq(Completion* out, std::size_t max) {
   std::size_t n = 0;
   for (ssize_t i = 0; i < got; ++i) {
     OpRecord* op = OpRecord::from_context(entries[i].op_context);
+    if (op->kind == OpKind::bounce) {  // software matching: a message on the small stream
+      if (soft_arrival(op, entries[i].len, sources[i], &out[n])) ++n;
+      continue;
+    }
     if (!op->orphaned) {
       Completion& c = out[n++];
       c.context = op->user_context;
@@ -55,6 +62,16 @@ std::size_t OfiEndpoint::read_cq(Completion* out, std::size_t max) {
         c.tag = 0;
         c.len = c.message_len = 0;
         c.source = op->peer;
+      } else if (soft_) {  // the payload of a large message, matched in software
+        c.tag = op->tag;
+        c.source = op->peer;
+        c.message_len = op->msg_len;
+        if (op->scratch != nullptr) {  // the user's buffer was too short
+          c.status = Status::truncated;
+          c.len = 0;
+        } else {
+          c.len = entries[i].len;
+        }
       } else {
         c.tag = entries[i].tag;
         c.len = c.message_len = entries[i].len;
@@ -80,12 +97,18 @@ std::size_t OfiEndpoint::read_cq_error(Completion* out) {
   }
   OpRecord* op = OpRecord::from_context(err.op_context);
   if (op == nullptr) return 0;  // an error not tied to an operation: last_error_ keeps it
+  if (op->kind == OpKind::bounce) {
+    // Not expected (bounces take any message up to their size and are only canceled by
+    // closing the endpoint): keep the pool whole.
+    if (s != Status::canceled) repost_bounce(op);
+    return 0;
+  }
   std::size_t n = 0;
   if (!op->orphaned) {
     Completion& c = out[n++];
     c.context = op->user_context;
     c.status = s;
-    c.tag = err.tag;
+    c.tag = soft_ ? op->tag : err.tag;
     c.source = op->peer;  // wildcard: the error entry carries no usable source
     if (s == Status::truncated) {
       // libfabric 1.17 is inconsistent here: shm leaves err.len at 0, rxm puts the message
@@ -128,8 +151,9 @@ void OfiEndpoint::mark_peer_failed(PeerId peer) {
     c.status = Status::peer_failed;
     c.source = peer;
     backlog_.push(c);
-    pool_.put(op);
+    free_op(op);
   }
+  if (soft_) soft_fail_peer(peer);
   // Same shape as ucp_ep_set_failed: purge everything outstanding with an error before the
   // caller hears about it. The records stay with libfabric (orphaned) until it lets go of them.
   for (OpRecord* op = p.pending.take_all(); op != nullptr;) {
@@ -141,6 +165,12 @@ void OfiEndpoint::mark_peer_failed(PeerId peer) {
     c.status = Status::peer_failed;
     c.source = peer;
     backlog_.push(c);
+    if (soft_ && op->kind == OpKind::send && op->stage == 1) {
+      // Announced, waiting for the receiver's FIN: nothing of it is in the provider.
+      free_op(op);
+      op = next;
+      continue;
+    }
     // Receives come back as FI_ECANCELED entries that free the record; providers that cannot
     // cancel a send (shm, rxm) keep it until the send itself completes or the endpoint closes.
     (void)fi_cancel(&ep_->fid, &op->fi_ctx);

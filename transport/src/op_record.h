@@ -16,7 +16,9 @@
 
 namespace ftmpi::transport {
 
-enum class OpKind : unsigned char { send, recv, probe };
+// bounce: one of the receive buffers that software matching (shm) keeps posted; see
+// soft_match.h.
+enum class OpKind : unsigned char { send, recv, probe, bounce };
 
 struct OpRecord {
   fi_context2 fi_ctx;  // first member: &fi_ctx == this, which is what the CQ returns
@@ -29,6 +31,12 @@ struct OpRecord {
   PeerId peer;  // kAnyPeer for wildcard receives/probes
   OpKind kind;
   bool orphaned;  // already reported to the user; the CQ entry only releases the record
+  // Software matching (shm) only; see soft_match.h.
+  std::uint8_t stage;       // large send: 0 = announcement not posted yet, 1 = payload not yet
+  std::uint32_t seq;        // large message: its payload's sequence number (per peer pair)
+  std::uint64_t ignore;     // receive: ignore mask
+  std::size_t msg_len;      // receive matched to a large message: its full length
+  unsigned char* scratch;   // ... landing buffer when the user's is too short (truncation)
 
   static OpRecord* from_context(void* op_context) { return static_cast<OpRecord*>(op_context); }
 };

@@ -3,6 +3,13 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -11,11 +18,9 @@ namespace ftmpi::transport {
 std::string resolve_provider(const std::string& requested, const std::string& env_value,
                              std::string* err) {
   std::string name = requested.empty() ? env_value : requested;
-  // Default: tcp;ofi_rxm. libfabric 1.17's shm provider loses or mismatches messages when a
-  // wildcard (ignore-mask) receive meets already-arrived messages from several peers
-  // (reproducer: tests/e2e/mpi/p2p_basic.c with FTMPI_PROVIDER=shm at 4 ranks), so shm is
-  // opt-in (FTMPI_PROVIDER=shm) until that is fixed or worked around.
-  if (name.empty()) return "tcp;ofi_rxm";
+  // Default: shm (one host). Its libfabric 1.17 matching bug (a receive with an ignore mask
+  // against already-arrived messages) is worked around by matching in software (soft_match.h).
+  if (name.empty()) return "shm";
   if (name == "shm") return "shm";
   if (name == "tcp" || name == "tcp;ofi_rxm") return "tcp;ofi_rxm";
   if (err != nullptr) {
@@ -28,8 +33,9 @@ void export_provider_defaults(const Knobs& knobs) {
   // One host: keep tcp on loopback, so jobs work without (or inside) a configured network.
   // Multi-host runs set FI_TCP_IFACE themselves.
   setenv("FI_TCP_IFACE", "lo", /*overwrite=*/0);
-  // shm keeps each unexpected message in a receive-context slot, 1024 by default: an MPI
-  // sender that runs ahead of its receiver by more than that would stall.
+  // shm's receive context (command queue, posted receives, messages it holds for us). With
+  // software matching, unexpected messages move to our own list as we poll, so a modest size
+  // only makes senders defer earlier while a receiver does not poll.
   setenv("FI_SHM_RX_SIZE", std::to_string(knobs.shm_rx_size).c_str(), /*overwrite=*/0);
   // rxm 1.17 mishandles a receive shorter than its message: with dynamic receive buffers the
   // tcp connection fails ("dynamically provided rbuf is too small"), and in the SAR protocol
@@ -37,6 +43,27 @@ void export_provider_defaults(const Knobs& knobs) {
   // lives on; SAR's range goes through rxm's zero-copy rendezvous instead.
   setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", /*overwrite=*/0);
   setenv("FI_OFI_RXM_SAR_LIMIT", "16384", /*overwrite=*/0);
+}
+
+void sweep_stale_shm_regions() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  DIR* d = opendir("/dev/shm");
+  if (d == nullptr) return;
+  const unsigned long my_uid = getuid();
+  while (dirent* e = readdir(d)) {
+    // shm's region names: "<pid>:<uid>:<endpoint index>", nothing else.
+    unsigned long pid = 0, uid = 0, idx = 0;
+    int consumed = 0;
+    if (std::sscanf(e->d_name, "%lu:%lu:%lu%n", &pid, &uid, &idx, &consumed) != 3 ||
+        e->d_name[consumed] != '\0' || uid != my_uid || pid == 0) {
+      continue;
+    }
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or unsure)
+    shm_unlink(e->d_name);
+  }
+  closedir(d);
 }
 
 fi_info* query_fabric_info(const std::string& provider, std::string* err) {

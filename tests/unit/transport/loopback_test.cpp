@@ -2,7 +2,11 @@
 // run on every build.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -87,4 +91,67 @@ TEST_CASE("loopback: cancel, mark_peer_failed, errors") {
 
   CHECK(p.a->send(7, &v, 8, 1, &c1) == Status::error);  // never inserted
   CHECK(p.a->last_error().find("peer 7") != std::string::npos);
+}
+
+TEST_CASE("loopback: a peer whose process is gone before insertion does not shift PeerIds") {
+  // shm 1.17 leaves the peer-map slot of an address whose endpoint no longer exists free, the
+  // next insert reuses it, and the AV returns the gone peer's fi_addr for that (live) peer.
+  // A forked child publishes its address and exits (which removes its shared-memory region).
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::string err;
+    std::unique_ptr<Endpoint> gone = Endpoint::open("shm", &err);
+    std::vector<std::uint8_t> a = gone != nullptr ? gone->address() : std::vector<std::uint8_t>{};
+    std::uint64_t n = a.size();
+    bool ok = write(fds[1], &n, sizeof n) == sizeof n &&
+              write(fds[1], a.data(), a.size()) == static_cast<ssize_t>(a.size());
+    gone.reset();
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  std::uint64_t n = 0;
+  REQUIRE(read(fds[0], &n, sizeof n) == sizeof n);
+  std::vector<std::uint8_t> gone_addr(n);
+  REQUIRE(read(fds[0], gone_addr.data(), n) == static_cast<ssize_t>(n));
+  close(fds[0]);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+
+  Pair p;  // a (PeerId 0 = b), b (PeerId 0 = a)
+  std::string err;
+  std::unique_ptr<Endpoint> c = Endpoint::open("shm", &err);
+  REQUIRE(c != nullptr);
+  // c: PeerId 0 = a, 1 = the gone one, 2 = b.
+  REQUIRE(c->insert_peers({p.a->address(), gone_addr, p.b->address()}) == Status::ok);
+  REQUIRE(p.b->insert_peers({c->address()}) == Status::ok);  // b: PeerId 1 = c
+  std::uint64_t out = 42, in = 0;
+  int sctx = 0, rctx = 0;
+  REQUIRE(p.b->recv(1, &in, 8, 9, 0, &rctx) == Status::ok);
+  REQUIRE(c->send(2, &out, 8, 9, &sctx) == Status::ok);
+  Completion r;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool got = false;
+  while (!got && std::chrono::steady_clock::now() < deadline) {
+    Completion batch[8];
+    (void)c->poll(batch, 8);
+    std::size_t k = p.b->poll(batch, 8);
+    for (std::size_t i = 0; i < k; ++i) {
+      if (batch[i].context == &rctx) {
+        r = batch[i];
+        got = true;
+      }
+    }
+  }
+  REQUIRE(got);
+  REQUIRE(r.status == Status::ok);
+  REQUIRE(in == 42);
+  REQUIRE(r.source == 1);
+  // The gone peer is unreachable, and says so, rather than stand for somebody else.
+  REQUIRE(c->send(1, &out, 8, 9, &sctx) == Status::peer_failed);
 }

@@ -11,7 +11,7 @@ using namespace ftmpi::transport;
 
 TEST_CASE("resolve_provider: defaults, aliases, environment and errors") {
   std::string err;
-  REQUIRE(resolve_provider("", "", &err) == "tcp;ofi_rxm");  // shm is opt-in (provider.cpp)
+  REQUIRE(resolve_provider("", "", &err) == "shm");  // the default
   REQUIRE(resolve_provider("shm", "tcp", &err) == "shm");  // an explicit choice wins
   REQUIRE(resolve_provider("", "tcp", &err) == "tcp;ofi_rxm");
   REQUIRE(resolve_provider("tcp", "", &err) == "tcp;ofi_rxm");
