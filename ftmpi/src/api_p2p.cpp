@@ -132,6 +132,23 @@ MPI_Request proc_null_request(Comm* comm) {
   return r->handle;
 }
 
+// MPI_Isend and MPI_Issend: check, handle MPI_PROC_NULL, post, hand out the request.
+int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request, bool sync) {
+  Checked c;
+  Err e = check_send(buf, count, type, dest, tag, comm, &c);
+  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (e != Err::ok) return raise(c.comm, e);
+  if (dest == MPI_PROC_NULL) {
+    *request = proc_null_request(c.comm);
+    return MPI_SUCCESS;
+  }
+  Request* r = nullptr;
+  if (e = post_send(buf, count, c, dest, tag, &r, sync); e != Err::ok) return raise(c.comm, e);
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 namespace ftmpi {
@@ -221,20 +238,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request* request) {
-  Checked c;
-  Err e = check_send(buf, count, type, dest, tag, comm, &c);
-  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
-  if (e != Err::ok) return raise(c.comm, e);
-  if (dest == MPI_PROC_NULL) {
-    *request = proc_null_request(c.comm);
-    return MPI_SUCCESS;
-  }
-  Request* r = nullptr;
-  if (e = post_send(buf, count, c, dest, tag, &r); e != Err::ok) {
-    return raise(c.comm, e);
-  }
-  *request = r->handle;
-  return MPI_SUCCESS;
+  return start_send(buf, count, type, dest, tag, comm, request, /*sync=*/false);
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -313,18 +317,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 
 int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-  Checked c;
-  Err e = check_send(buf, count, type, dest, tag, comm, &c);
-  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
-  if (e != Err::ok) return raise(c.comm, e);
-  if (dest == MPI_PROC_NULL) {
-    *request = proc_null_request(c.comm);
-    return MPI_SUCCESS;
-  }
-  Request* r = nullptr;
-  if (e = post_send(buf, count, c, dest, tag, &r, /*sync=*/true); e != Err::ok) return raise(c.comm, e);
-  *request = r->handle;
-  return MPI_SUCCESS;
+  return start_send(buf, count, type, dest, tag, comm, request, /*sync=*/true);
 }
 
 int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
