@@ -3,10 +3,12 @@
  * Every process keeps its own checkpoint in memory (level 1) and DF copies in the memory of
  * other processes, placed by the Bondarenko-Yakobovsky formula (level 2)
  *     receiver(i, j, k) = (i + j * DF^(k mod SD) + k mod SD) mod N,   j = 1..DF,
- * for the last SD saves, plus optional files every n-th save (level 4). After the application
- * repaired its communicator (SHRINK or BLANK), FTCKPT_Recover finds the newest iteration the
- * failed processes can be rebuilt from (RLFFN), rolls the survivors back to it, and
- * FTCKPT_Fetch hands any process's protected data of that iteration to whoever needs it.
+ * for the last SD saves, optional XOR parity groups (level 3) and optional files every n-th
+ * save (level 4). After the application repaired its communicator (SHRINK or BLANK),
+ * FTCKPT_Recover finds the newest iteration the failed processes can be rebuilt from, and the
+ * lowest level that can serve it, from the failure topology alone (RLFFN for the copies),
+ * rolls the survivors back to it, and FTCKPT_Fetch hands any process's protected data of
+ * that iteration to whoever needs it.
  *
  * Usage (all calls collective over the communicator given to FTCKPT_Init unless noted):
  *
@@ -62,6 +64,7 @@ extern "C" {
 #define FTCKPT_LEVEL_NONE 0   /* nothing recovered yet */
 #define FTCKPT_LEVEL_LOCAL 1  /* no process of that iteration was lost: own memory only */
 #define FTCKPT_LEVEL_COPIES 2 /* lost processes' data from the placement copies */
+#define FTCKPT_LEVEL_XOR 3    /* some lost process rebuilt from its XOR group's parity */
 #define FTCKPT_LEVEL_FILES 4  /* from the files of level 4 */
 
 typedef struct FTCKPT_Config {
@@ -75,9 +78,15 @@ typedef struct FTCKPT_Config {
                              "": no files); the string is copied */
   int l4_every;           /* write files at every n-th save (save numbers divisible by n) */
   int verbose;            /* nonzero: the lowest rank reports tolerance, recoveries, memory */
+  int l3_group;           /* level 3: XOR groups of this many consecutive ranks (>= 2), each
+                             member keeping 1/(g-1) of an image as parity, so any one loss
+                             per group is rebuilt even when its copies are lost too;
+                             0: off. Added after 0.1.0, at the end, so older callers that
+                             fill the struct through FTCKPT_Config_default keep working */
 } FTCKPT_Config;
 
-/* Defaults: DF 2, SD 2, no requirement, warn only, no files, l4_every 10, quiet. Local. */
+/* Defaults: DF 2, SD 2, no requirement, warn only, no files, l4_every 10, quiet, no level 3.
+ * Local. */
 void FTCKPT_Config_default(FTCKPT_Config *cfg);
 
 /* Duplicates comm for the library's own messages, validates the configuration and computes
@@ -130,6 +139,17 @@ const char *FTCKPT_Error_string(int code);
 /* Testing hook: this process SIGKILLs itself in the middle of save number k, after its copies
  * were posted and before the save is agreed (k < 0 disarms). Local. */
 int FTCKPT_Test_kill_in_save(int k);
+
+/* Testing and benchmarking: how FTCKPT_Recover chooses the level. 0 (default): from the
+ * failure topology, without communication. 1: the way seed 001 improves on - every candidate
+ * (iteration, level), newest iteration and lowest level first, is validated with one
+ * allreduce round ("does everybody have what it needs?") until one passes. Both choose the
+ * same iteration and level. Must be the same on every member. Local. */
+int FTCKPT_Test_level_search(int rounds);
+
+/* Seconds the last FTCKPT_Recover spent choosing the level (after the communicator was
+ * re-created, before any data moved) and the number of validation rounds it ran. Local. */
+int FTCKPT_Test_last_selection(double *seconds, int *rounds);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

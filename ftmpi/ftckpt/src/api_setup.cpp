@@ -66,6 +66,12 @@ int begin_epoch(bool at_init) {
     if (lowest_valid < 0 && !e.gap_at_start[r]) lowest_valid = r;
   }
   s.reporter = e.my_rank == lowest_valid;
+  if (s.l3_group > 0) {
+    std::vector<int> members;
+    for (int r = 0; r < e.n; ++r)
+      if (!e.gap_at_start[r]) members.push_back(r);
+    e.xor_groups = XorGroups(e.n, members, s.l3_group);
+  }
   const int n = e.n;
   s.epochs.push_back(std::move(e));
 
@@ -84,6 +90,11 @@ int begin_epoch(bool at_init) {
     report("N=%d DF=%d SD=%d tolerates %d simultaneous failures (paper's MNF %d%s)", n, s.df,
            s.sd, s.tolerated, paper_mnf(s.df, s.sd),
            paper_condition_holds(n, s.df, s.sd) ? "" : ", its condition N > DF^SD+SD fails");
+  if (s.verbose && s.l3_group > 0) {
+    const XorGroups& xg = s.epochs.back().xor_groups;
+    report("level 3: %d XOR group(s) of about %d; any one loss per group is rebuilt from parity",
+           xg.count(), s.l3_group);
+  }
   if (s.tolerated < s.required) {
     bool refuse = at_init && s.refuse;
     report("%s: N=%d DF=%d SD=%d tolerates only %d simultaneous failures, %d required",
@@ -152,6 +163,7 @@ int FTCKPT_Init(MPI_Comm comm, const FTCKPT_Config* cfg) {
   FTCKPT_Config_default(&c);
   if (cfg) c = *cfg;
   if (c.df < 1 || c.sd < 1 || c.l4_every < 1 || c.required_tolerance < 0) return MPI_ERR_ARG;
+  if (c.l3_group < 0 || c.l3_group == 1) return MPI_ERR_ARG;
   int n = 0;
   if (MPI_Comm_size(comm, &n) != MPI_SUCCESS) return MPI_ERR_COMM;
   std::string why;
@@ -167,6 +179,7 @@ int FTCKPT_Init(MPI_Comm comm, const FTCKPT_Config* cfg) {
   s.verbose = c.verbose != 0;
   s.l4_dir = c.l4_dir ? c.l4_dir : "";
   s.l4_every = c.l4_every;
+  s.l3_group = c.l3_group;
   if (!s.l4_dir.empty()) make_dirs(s.l4_dir);
   if (int rc = MPI_Comm_dup(comm, &s.comm); rc != MPI_SUCCESS) {
     s = State();
@@ -208,9 +221,11 @@ int FTCKPT_Memory_usage(long long* bytes) {
   if (!bytes) return MPI_ERR_ARG;
   long long total = 0;
   for (const Slot& sl : state().slots) {
-    total += static_cast<long long>(sl.image.capacity());
+    total += static_cast<long long>(sl.image.capacity() + sl.parity.capacity());
     for (const auto& [owner, copy] : sl.held) total += static_cast<long long>(copy.capacity());
+    for (const auto& [owner, copy] : sl.rebuilt) total += static_cast<long long>(copy.capacity());
   }
+  total += static_cast<long long>(state().scratch.capacity());
   *bytes = total;
   return MPI_SUCCESS;
 }
@@ -229,6 +244,19 @@ int FTCKPT_Finalize(void) {
 
 int FTCKPT_Test_kill_in_save(int k) {
   state().kill_in_save = k;
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Test_level_search(int rounds) {
+  state().search_rounds = rounds != 0;
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Test_last_selection(double* seconds, int* rounds) {
+  const State& s = state();
+  if (!s.initialised) return FTCKPT_ERR_STATE;
+  if (seconds) *seconds = s.rec.select_seconds;
+  if (rounds) *rounds = s.rec.select_rounds;
   return MPI_SUCCESS;
 }
 

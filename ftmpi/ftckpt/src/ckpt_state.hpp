@@ -11,6 +11,7 @@
 
 #include "ftckpt.h"
 #include "ftckpt/placement.hpp"
+#include "ftckpt/xor_groups.hpp"
 
 namespace ftckpt {
 
@@ -30,6 +31,7 @@ struct Epoch {
   int my_rank = -1;
   std::vector<char> gap_at_start;  // BLANK: ranks that were already gaps (own no data)
   std::vector<int> now;            // epoch rank -> current rank, -1 when lost (or a gap)
+  XorGroups xor_groups;            // level 3 over the members that own data (off when unused)
 };
 
 // One iteration in the ring. The image format (image.hpp) is the same for the own copy and
@@ -41,6 +43,11 @@ struct Slot {
   bool on_disk = false;              // level-4 files were written and agreed for this k
   std::vector<char> image;           // own checkpoint
   std::map<int, std::vector<char>> held;  // owner epoch rank -> copy
+  std::vector<long long> sizes;      // every member's image size at k (-1: a gap)
+  std::vector<char> parity;          // level 3: this member's column of its group's parity
+  std::map<int, std::vector<char>> rebuilt;  // level 3: images rebuilt here by a recovery
+  std::vector<int> parity_serves;    // level 3, groups of two: owners whose image (zero
+                                     // padded) is this member's parity, served as it is
 };
 
 struct DiskSave {  // a level-4 iteration that completed on every member
@@ -55,6 +62,8 @@ struct Recovery {
   int level = FTCKPT_LEVEL_NONE;
   int slot = -1;               // ring slot of k (memory levels)
   std::vector<int> source;     // epoch rank -> current rank that serves its data, -1: file
+  double select_seconds = 0;   // time spent choosing the level (FTCKPT_Test_last_selection)
+  int select_rounds = 0;       // validation rounds that took (0 when chosen from the topology)
 };
 
 struct State {
@@ -68,6 +77,9 @@ struct State {
   bool reporter = false;          // lowest valid rank of comm: prints reports
   std::string l4_dir;
   int l4_every = 10;
+  int l3_group = 0;               // 0: no level 3
+  std::vector<char> scratch;      // level 3: parity pieces received during a save, reused
+  bool search_rounds = false;     // FTCKPT_Test_level_search: validate level by level
   std::map<int, Region> regions;
   std::vector<Epoch> epochs;      // oldest first; back() is the current one
   std::vector<Slot> slots;        // SD + 1
@@ -95,6 +107,19 @@ int next_tag();
 
 // Prints on stderr once per job: by the lowest rank of the library communicator.
 void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Level-3 geometry of one group at one iteration: its members (epoch ranks), the position of
+// a member, and the chunk (= parity) size from the group's largest image.
+struct GroupGeometry {
+  const std::vector<int>* members = nullptr;
+  std::size_t chunk = 0;
+};
+GroupGeometry group_geometry(const Epoch& e, const Slot& slot, int group);
+
+// Level 3 recovery: rebuilds, in the memory of the lowest surviving member of their group,
+// every process whose source is kSourceParity, and points its source there. Collective over
+// the survivors (everyone takes the same message tag). source: epoch rank -> current rank.
+int rebuild_from_parity(const Epoch& e, Slot& slot, std::vector<int>* source);
 
 // Rank in state().comm, or -1.
 int my_rank();

@@ -2,7 +2,8 @@
 //
 // After FTCKPT_Recover every rank of the recovered iteration has a source: itself when it
 // survived (its own image), the holder RLFFN chose when it was lost (the copy in that
-// holder's memory), or the level-4 file. Fetch is collective so the source knows whom to
+// holder's memory), the member of its XOR group that rebuilt it (level 3), or the level-4
+// file. Fetch is collective so the source knows whom to
 // send to without MPI_Probe or one-sided communication: one allgather of (want, rank, id)
 // - which also checks that everyone asked for the same thing - then the source sends to
 // every member that asked, all at once.
@@ -22,6 +23,9 @@ const std::vector<char>* image_of(const Epoch& e, int owner) {
   if (s.rec.slot < 0) return nullptr;
   const Slot& slot = s.slots[static_cast<std::size_t>(s.rec.slot)];
   if (owner == e.my_rank) return &slot.image;
+  if (auto it = slot.rebuilt.find(owner); it != slot.rebuilt.end()) return &it->second;
+  for (int o : slot.parity_serves)
+    if (o == owner) return &slot.parity;  // the image, zero padded: regions are found by id
   auto it = slot.held.find(owner);
   return it == slot.held.end() ? nullptr : &it->second;
 }

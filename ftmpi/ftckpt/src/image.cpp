@@ -24,10 +24,14 @@ void put_u64(std::vector<char>* v, std::size_t at, std::uint64_t x) {
 
 }  // namespace
 
-void build_image(const std::map<int, Region>& regions, std::vector<char>* image) {
+std::size_t image_size(const std::map<int, Region>& regions) {
   std::size_t total = kHeader + kEntry * regions.size();
   for (const auto& [id, r] : regions) total += r.bytes;
-  image->resize(total);
+  return total;
+}
+
+void build_image(const std::map<int, Region>& regions, std::vector<char>* image) {
+  image->resize(image_size(regions));
   put_u64(image, 0, kMagic);
   put_u64(image, 8, regions.size());
   std::size_t entry = kHeader, data = kHeader + kEntry * regions.size();

@@ -15,6 +15,9 @@
 
 namespace ftckpt {
 
+// Bytes build_image will produce for these regions.
+std::size_t image_size(const std::map<int, Region>& regions);
+
 // Serialises every region into `image`, reusing its capacity (saves are frequent).
 void build_image(const std::map<int, Region>& regions, std::vector<char>* image);
 

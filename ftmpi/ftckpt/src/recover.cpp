@@ -1,17 +1,22 @@
 // FTCKPT_Recover: after the application repaired its communicator, find the newest iteration
-// that can be rebuilt and roll back to it.
+// that can be rebuilt, and the lowest level that serves it, and roll back to it.
 //
 // Which processes are lost is read from the repaired communicator itself: each epoch's
 // MPI_Group (a snapshot taken when its saves began) is translated into the repaired
 // communicator; members that are missing (SHRINK) or FAILED gaps (BLANK) are lost. The FT
-// core agreed on that membership, so every survivor derives the same failed set and the same
-// recovery line without a validation round (seed 001). Failures since an epoch began
+// core agreed on that membership, so every survivor derives the same failed set and, from
+// it, the same iteration and level (core level_select.hpp: local, copies via RLFFN, XOR
+// groups, files) without a validation round (seed 001). Failures since an epoch began
 // accumulate, so a second failure before the next save completes is judged against all the
 // processes lost since the kept iterations were written.
 //
-// The only communication is the re-creation of the library communicator and one small
+// The only communication is the re-creation of the library communicator, one small
 // allreduce that agrees on the message generation and guards the "newest complete
-// iteration" (equal everywhere when collectives are atomic; if not, the minimum is safe).
+// iteration" (equal everywhere when collectives are atomic; if not, the minimum is safe),
+// the level-3 rebuild when that level is chosen, and one allreduce confirming every
+// survivor could restore its own data.
+#include <time.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -19,27 +24,72 @@
 #include <vector>
 
 #include "ckpt_state.hpp"
-#include "ftckpt/recovery_line.hpp"
+#include "ftckpt/level_select.hpp"
 #include "image.hpp"
+#include "recovery_choice.hpp"
 
 namespace ftckpt {
-
-namespace {
-
-struct Candidate {
-  std::int64_t k = -1;
-  int epoch = -1;
-  int level = FTCKPT_LEVEL_NONE;
-  int slot = -1;
-  std::vector<int> source;  // epoch rank -> current rank serving it, -1: read the file
-  std::vector<int> lost_at_newest;
-};
 
 int slot_of(std::int64_t k, int epoch) {
   const State& s = state();
   for (std::size_t i = 0; i < s.slots.size(); ++i)
     if (s.slots[i].k == k && s.slots[i].epoch == epoch && s.slots[i].complete) return static_cast<int>(i);
   return -1;
+}
+
+std::int64_t newest_complete(int epoch) {
+  std::int64_t last = -1;
+  for (const Slot& sl : state().slots)
+    if (sl.epoch == epoch && sl.complete) last = std::max(last, sl.k);
+  return last;
+}
+
+std::int64_t newest_file_of(int epoch) {
+  const State& s = state();
+  return !s.disk.empty() && s.disk.back().epoch == epoch ? s.disk.back().k : -1;
+}
+
+Candidate choose_from_topology() {
+  const State& s = state();
+  Candidate best;
+  std::vector<int> lost_at_newest;
+  // Newest epoch first: every kept iteration of a newer epoch is newer than those of older
+  // ones, and the newest files belong to one epoch (newest_file_of).
+  for (auto e = s.epochs.rbegin(); e != s.epochs.rend(); ++e) {
+    const Placement placement(e->n, s.df, s.sd);
+    LevelQuery q;
+    q.placement = &placement;
+    q.last_saved = newest_complete(e->id);
+    for (int a = 0; a < s.sd; ++a) q.complete_by_age.push_back(slot_of(q.last_saved - a, e->id) >= 0);
+    q.dead.resize(e->n);
+    for (int r = 0; r < e->n; ++r) q.dead[r] = e->now[r] < 0;  // lost, or a gap
+    q.gap = e->gap_at_start;
+    q.groups = e->xor_groups.enabled() ? &e->xor_groups : nullptr;
+    q.newest_file = newest_file_of(e->id);
+    const LevelChoice choice = choose_level(q);
+    if (lost_at_newest.empty()) lost_at_newest = choice.lost_at_newest;
+    if (!choice.recoverable()) continue;
+    best.k = choice.iteration;
+    best.epoch = e->id;
+    best.level = choice.level;
+    best.slot = slot_of(best.k, e->id);
+    best.source.assign(e->n, -1);
+    for (int r = 0; r < e->n; ++r) {
+      const int src = choice.source[r];
+      best.source[r] = src >= 0 ? e->now[src] : src == kSourceParity ? kSourceParity : -1;
+    }
+    return best;
+  }
+  best.lost_at_newest = lost_at_newest;
+  return best;
+}
+
+namespace {
+
+double seconds_now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 // Epoch rank -> current rank, -1 when the member is gone or a gap of the repaired comm.
@@ -59,56 +109,6 @@ int translate_epochs(MPI_Comm repaired) {
   }
   MPI_Group_free(&now_group);
   return MPI_SUCCESS;
-}
-
-// RLFFN over the complete slots of one epoch. Without BLANK gaps this is the core's
-// find_recovery_line; with gaps, copies that were never sent (to a gap) count as lost while
-// the gaps themselves need nothing, which the same walk over surviving_holder expresses.
-Candidate memory_line(const Epoch& e) {
-  const State& s = state();
-  Candidate c;
-  std::int64_t last = -1;
-  for (const Slot& sl : s.slots)
-    if (sl.epoch == e.id && sl.complete) last = std::max(last, sl.k);
-  if (last < 0) return c;
-  const Placement placement(e.n, s.df, s.sd);
-  std::vector<int> lost;
-  std::vector<char> dead(e.n, 0);
-  bool gaps = false;
-  for (int r = 0; r < e.n; ++r) {
-    dead[r] = e.now[r] < 0;
-    gaps = gaps || e.gap_at_start[r];
-    if (dead[r] && !e.gap_at_start[r]) lost.push_back(r);
-  }
-  std::vector<bool> complete(s.sd);
-  for (int a = 0; a < s.sd; ++a) complete[a] = slot_of(last - a, e.id) >= 0;
-
-  RecoveryLine line;
-  if (!gaps) {
-    line = find_recovery_line(placement, last, lost, complete);
-  } else {
-    line.failed = lost;
-    for (int a = 0; a < s.sd && line.iteration < 0; ++a) {
-      if (last - a < 0 || !complete[a]) continue;
-      std::vector<int> holder, missing;
-      for (int o : lost) {
-        holder.push_back(surviving_holder(placement, o, last - a, dead));
-        if (holder.back() < 0) missing.push_back(o);
-      }
-      if (missing.empty()) line.iteration = last - a, line.holder = holder;
-      else if (line.lost_at_newest.empty()) line.lost_at_newest = missing;
-    }
-  }
-  c.epoch = e.id;
-  c.lost_at_newest = line.lost_at_newest;
-  if (!line.recoverable()) return c;
-  c.k = line.iteration;
-  c.slot = slot_of(c.k, e.id);
-  c.level = lost.empty() ? FTCKPT_LEVEL_LOCAL : FTCKPT_LEVEL_COPIES;
-  c.source = e.now;
-  for (std::size_t n = 0; n < line.failed.size(); ++n)
-    c.source[line.failed[n]] = e.now[line.holder[n]];
-  return c;
 }
 
 // Drops iterations newer than the recovered one (the job rolls back past them) and epochs
@@ -175,31 +175,28 @@ int recover(int* iteration) {
     if (sl.k > -all[1]) sl.complete = false;
   while (!s.disk.empty() && s.disk.back().k > -all[3]) s.disk.pop_back();
 
-  // Newest epoch first: every kept iteration of a newer epoch is newer than those of older ones.
+  const double t_select = seconds_now();
   Candidate best;
-  std::vector<int> lost_at_newest;
-  for (auto e = s.epochs.rbegin(); e != s.epochs.rend() && best.k < 0; ++e) {
-    Candidate c = memory_line(*e);
-    if (lost_at_newest.empty()) lost_at_newest = c.lost_at_newest;
-    if (c.k >= 0) best = c;
+  int rounds = 0;
+  if (s.search_rounds) {
+    if (int rc = choose_by_rounds(&best, &rounds); rc != MPI_SUCCESS) return rc;
+  } else {
+    best = choose_from_topology();
   }
-  if (!s.disk.empty() && s.disk.back().k > best.k) {
-    const DiskSave d = s.disk.back();
-    best = Candidate();
-    best.k = d.k;
-    best.epoch = d.epoch;
-    best.level = FTCKPT_LEVEL_FILES;
-    best.slot = slot_of(d.k, d.epoch);
-    best.source.assign(find_epoch(d.epoch)->n, -1);
-  }
+  const double select_seconds = seconds_now() - t_select;
   if (best.k < 0) {
     if (newest < 0 && s.disk.empty()) {
       report("nothing to recover: no save completed before the failure");
       return FTCKPT_ERR_NO_CHECKPOINT;
     }
     report("no kept iteration can be rebuilt: every copy of process(es) %s of the newest one "
-           "is lost%s", list(lost_at_newest).c_str(), s.l4_dir.empty() ? " and no files are kept" : "");
+           "is lost%s", list(best.lost_at_newest).c_str(), s.l4_dir.empty() ? " and no files are kept" : "");
     return FTCKPT_ERR_UNRECOVERABLE;
+  }
+
+  if (best.level == FTCKPT_LEVEL_XOR) {
+    if (int rc = rebuild_from_parity(*find_epoch(best.epoch), s.slots[best.slot], &best.source); rc != MPI_SUCCESS)
+      return rc;
   }
 
   // Roll this process back. Its own image of k is in memory unless the line came from disk
@@ -227,6 +224,8 @@ int recover(int* iteration) {
   s.rec.level = best.level;
   s.rec.slot = best.slot;
   s.rec.source = best.source;
+  s.rec.select_seconds = select_seconds;
+  s.rec.select_rounds = rounds;
   s.next_k = best.k + 1;
   if (s.verbose) {
     const Epoch& e = *find_epoch(best.epoch);

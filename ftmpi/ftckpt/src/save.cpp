@@ -1,13 +1,16 @@
 // FTCKPT_Save: the coordinated save of one iteration.
 //
-// 1. The image of every protected region goes into a free ring slot (SD+1 slots: the SD
-//    iterations recovery may need are never the one being overwritten).
+// 1. A free ring slot is chosen (SD+1 slots: the SD iterations recovery may need are never
+//    the one being overwritten) and the image size computed.
 // 2. An allgather of image sizes. Besides telling receivers how much to expect, it makes sure
 //    every member entered this save before anyone waits for a copy: a member that saw a
 //    failure earlier (and went to repair instead) makes it fail on everyone, so no receive
 //    can wait forever on a live process that will never send.
-// 3. All DF copies are sent and all copies this process holds are received at once
-//    (Isend/Irecv, one Waitall), so the transfers overlap.
+// 3. The receives of the copies this process holds are posted (into the slot's buffers of
+//    the previous round, never freed), then the image of every protected region is built in
+//    the slot, then the DF copies are sent; one Waitall, so all transfers overlap.
+//    With level 3 on, the XOR-group pieces (xor_groups.hpp) travel in the same Waitall and
+//    each member XORs the pieces it received into its parity afterwards.
 // 4. Files of level 4 when due.
 // 5. One allreduce of "my part completed". Collectives are atomic in ftmpi (SPEC 4.2): it
 //    succeeds on every survivor or fails on every survivor, and nobody enters it before its
@@ -15,8 +18,10 @@
 //    it fails, every survivor leaves slot k incomplete and recovery will not use it.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "ckpt_state.hpp"
@@ -57,6 +62,99 @@ void prune_disk() {
   }
 }
 
+// The owners whose copies a slot holds change with the phase (k mod SD) while the slot is
+// reused every SD+1 saves, so keying buffers by owner would free and re-allocate DF images
+// per save: page faults and zero-filling cost more than the transfers (README, "Measured").
+// Buffers of owners this iteration does not bring are handed to the new owners instead.
+void reuse_held_buffers(Slot* slot, const std::vector<int>& owners) {
+  std::vector<std::vector<char>> spare;
+  for (auto it = slot->held.begin(); it != slot->held.end();) {
+    if (std::find(owners.begin(), owners.end(), it->first) != owners.end()) {
+      ++it;
+      continue;
+    }
+    spare.push_back(std::move(it->second));
+    it = slot->held.erase(it);
+  }
+  for (int o : owners) {
+    if (slot->held.count(o) || spare.empty()) continue;
+    slot->held[o] = std::move(spare.back());
+    spare.pop_back();
+  }
+}
+
+// Level 3 during a save. Each member of an XOR group sends chunk t of its image to the member
+// of column xor_column(p, t) and receives the other members' chunks in its own column: the
+// first straight into its parity buffer, the others into the reused scratch buffer; after
+// the Waitall their XOR is its parity (xor_groups.hpp). Groups of two need no scratch and no
+// XOR. The messages ride in the same Waitall as the copies, so both overlap.
+struct ParityExchange {
+  bool active = false;
+  std::size_t chunk = 0;
+  std::size_t first = 0;            // bytes received into the parity buffer itself
+  std::vector<ChunkSpan> received;  // the others, in state().scratch
+};
+
+bool post_parity_receives(const Epoch& e, Slot& slot, int tag, ParityExchange* px,
+                          std::vector<MPI_Request>* reqs) {
+  State& s = state();
+  const int group = e.xor_groups.group_of(e.my_rank);
+  if (group < 0) {
+    slot.parity.clear();
+    return true;
+  }
+  const GroupGeometry geo = group_geometry(e, slot, group);
+  const std::vector<int>& members = *geo.members;
+  const int p = e.xor_groups.position(e.my_rank);
+  px->active = true;
+  px->chunk = geo.chunk;
+  // Sized before any receive points into them.
+  slot.parity.resize(geo.chunk);
+  s.scratch.resize(geo.chunk * (members.size() - 2));
+  bool first = true;
+  std::size_t at = 0;
+  for (int q = 0; q < static_cast<int>(members.size()); ++q) {
+    if (q == p) continue;
+    const long long size = slot.sizes[members[q]];
+    if (size < 0 || size > INT32_MAX) return false;
+    ChunkSpan span = xor_chunk_span(static_cast<std::size_t>(size), geo.chunk, xor_chunk(q, p));
+    if (!span.length) continue;  // only padding: the sender skips it too
+    char* into = first ? slot.parity.data() : s.scratch.data() + at;
+    reqs->emplace_back();
+    MPI_Irecv(into, static_cast<int>(span.length), MPI_BYTE, members[q], tag, s.comm, &reqs->back());
+    if (first) {
+      px->first = span.length;
+    } else {
+      px->received.push_back(ChunkSpan{at, span.length});
+      at += span.length;
+    }
+    first = false;
+  }
+  return true;
+}
+
+void post_parity_sends(const Epoch& e, const Slot& slot, int tag, const ParityExchange& px,
+                       std::vector<MPI_Request>* reqs) {
+  if (!px.active) return;
+  const std::vector<int>& members = e.xor_groups.members(e.xor_groups.group_of(e.my_rank));
+  const int p = e.xor_groups.position(e.my_rank);
+  for (int col = 0; col < static_cast<int>(members.size()); ++col) {
+    if (col == p) continue;
+    ChunkSpan span = xor_chunk_span(slot.image.size(), px.chunk, xor_chunk(p, col));
+    if (!span.length) continue;
+    reqs->emplace_back();
+    MPI_Isend(slot.image.data() + span.offset, static_cast<int>(span.length), MPI_BYTE, members[col], tag,
+              state().comm, &reqs->back());
+  }
+}
+
+void finish_parity(Slot& slot, const ParityExchange& px) {
+  if (!px.active) return;
+  std::memset(slot.parity.data() + px.first, 0, px.chunk - px.first);
+  for (const ChunkSpan& in : px.received)
+    xor_into(slot.parity.data(), state().scratch.data() + in.offset, in.length);
+}
+
 }  // namespace
 
 int save() {
@@ -74,24 +172,22 @@ int save() {
   slot.epoch = e.id;
   slot.complete = false;
   slot.on_disk = false;
-  build_image(s.regions, &slot.image);
+  const long long mine = static_cast<long long>(image_size(s.regions));
 
   // Gaps keep -1: BLANK collectives leave their entries untouched.
   std::vector<long long> sizes(e.n, -1);
-  long long mine = static_cast<long long>(slot.image.size());
   int rc = MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, s.comm);
   if (rc != MPI_SUCCESS) return rc;
+  slot.sizes = sizes;
+  // Images rebuilt by the last recovery only served FTCKPT_Fetch, valid until this save.
+  for (Slot& sl : s.slots) sl.rebuilt.clear(), sl.parity_serves.clear();
 
   std::vector<int> receivers, owners;
   for (int j = 1; j <= s.df; ++j) add_peer(&receivers, placement.receiver(e.my_rank, j, k), e);
   for (const HeldCopy& h : placement.copies_held_by(e.my_rank, k)) add_peer(&owners, h.owner, e);
 
-  // Drop copies of owners this iteration does not bring, keep the others' capacity.
-  for (auto it = slot.held.begin(); it != slot.held.end();) {
-    bool keep = false;
-    for (int o : owners) keep = keep || o == it->first;
-    it = keep ? std::next(it) : slot.held.erase(it);
-  }
+  // Receives first, so the copies can land while this process copies its own image.
+  reuse_held_buffers(&slot, owners);
   const int tag = next_tag();
   std::vector<MPI_Request> reqs;
   bool ok = mine <= INT32_MAX;
@@ -105,15 +201,21 @@ int save() {
     reqs.emplace_back();
     MPI_Irecv(copy.data(), static_cast<int>(sizes[o]), MPI_BYTE, o, tag, s.comm, &reqs.back());
   }
+  const int parity_tag = next_tag();
+  ParityExchange px;
+  ok = post_parity_receives(e, slot, parity_tag, &px, &reqs) && ok;
+  build_image(s.regions, &slot.image);
   if (ok) {
     for (int r : receivers) {
       reqs.emplace_back();
       MPI_Isend(slot.image.data(), static_cast<int>(mine), MPI_BYTE, r, tag, s.comm, &reqs.back());
     }
+    post_parity_sends(e, slot, parity_tag, px, &reqs);
   }
   if (s.kill_in_save == k) raise(SIGKILL);  // test hook: die with copies in flight
   rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   ok = ok && rc == MPI_SUCCESS;
+  if (ok) finish_parity(slot, px);
 
   const bool disk_due = !s.l4_dir.empty() && k % s.l4_every == 0;
   bool disk_ok = disk_due;
@@ -132,8 +234,9 @@ int save() {
   if (s.verbose && k == s.sd) {  // the ring is full from here on: report what it costs
     long long bytes = 0;
     FTCKPT_Memory_usage(&bytes);
-    report("memory per process %lld bytes for V0 = %lld bytes: %.2f x V0 ((SD+1)(DF+1) = %d)", bytes, mine,
-           mine ? static_cast<double>(bytes) / static_cast<double>(mine) : 0.0, (s.sd + 1) * (s.df + 1));
+    report("memory per process %lld bytes for V0 = %lld bytes: %.2f x V0 ((SD+1)(DF+1) = %d%s)", bytes, mine,
+           mine ? static_cast<double>(bytes) / static_cast<double>(mine) : 0.0, (s.sd + 1) * (s.df + 1),
+           e.xor_groups.enabled() ? ", plus (SD+1)/(g-1) of parity and one image of scratch" : "");
   }
   if (agreed[1]) {
     slot.on_disk = true;

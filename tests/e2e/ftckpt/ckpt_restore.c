@@ -1,6 +1,6 @@
 /* ftckpt end to end: save, kill, repair, recover, check every restored byte.
  *
- *   ckpt_restore DF SD SAVES KILLS EXPECT [L4DIR L4EVERY]
+ *   ckpt_restore DF SD SAVES KILLS EXPECT [L4DIR|- L4EVERY [L3GROUP [SEARCH]]]
  *
  * KILLS: comma list of RANK@aS (die right after save S completed) or RANK@dS (die inside save
  * S, copies in flight); ranks are MPI_COMM_WORLD ranks at start. EXPECT: the iteration
@@ -9,7 +9,9 @@
  * differ per rank - id 1: the save number, id 2: its start rank. After recovery every
  * survivor checks its own rolled-back data and fetches every process of the recovered
  * iteration (lost ones from their holders), then saves once more on the repaired
- * communicator. Prints "ckpt_restore OK iteration K level L" or
+ * communicator. L3GROUP > 0 turns on XOR groups (level 3); SEARCH 1 makes Recover validate
+ * level by level with allreduce rounds (FTCKPT_Test_level_search) instead of using the
+ * failure topology; the result must be the same. Prints "ckpt_restore OK iteration K level L" or
  * "ckpt_restore UNRECOVERABLE as expected". */
 #include <ftckpt.h>
 #include <mpi.h>
@@ -69,7 +71,7 @@ static void check_all(int k) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  if (argc < 6) { fprintf(stderr, "usage: ckpt_restore DF SD SAVES KILLS EXPECT [L4DIR L4EVERY]\n"); return 2; }
+  if (argc < 6) { fprintf(stderr, "usage: ckpt_restore DF SD SAVES KILLS EXPECT [L4DIR|- L4EVERY [L3GROUP [SEARCH]]]\n"); return 2; }
   FTCKPT_Config cfg;
   FTCKPT_Config_default(&cfg);
   cfg.df = atoi(argv[1]);
@@ -78,7 +80,10 @@ int main(int argc, char **argv) {
   int saves = atoi(argv[3]);
   const char *kills = argv[4];
   int expect = strcmp(argv[5], "none") ? atoi(argv[5]) : -1;
-  if (argc > 7) { cfg.l4_dir = argv[6]; cfg.l4_every = atoi(argv[7]); }
+  if (argc > 7 && strcmp(argv[6], "-")) { cfg.l4_dir = argv[6]; cfg.l4_every = atoi(argv[7]); }
+  if (argc > 8) cfg.l3_group = atoi(argv[8]);
+  int rounds_mode = argc > 9 ? atoi(argv[9]) : 0;
+  FTCKPT_Test_level_search(rounds_mode);
   int rc = FTCKPT_Init(MPI_COMM_WORLD, &cfg);
   CHECK(rc == MPI_SUCCESS, "init: %s", FTCKPT_Error_string(rc));
 
@@ -108,15 +113,19 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) bad += data[i] != value(wrank, recovered, i);
     CHECK(bad == 0, "%d own values not rolled back", bad);
     check_all(recovered);
-    int level = 0, tol = 0, size;
+    int level = 0, tol = 0, size, rounds = -1;
+    double select_s = -1;
     FTCKPT_Recovery_info(NULL, NULL, 0, NULL, &level);
+    FTCKPT_Test_last_selection(&select_s, &rounds);
+    CHECK(rounds_mode ? rounds >= 1 : rounds == 0, "%d validation rounds for level %d", rounds, level);
+    CHECK(select_s >= 0, "selection time %g", select_s);
     FTCKPT_Tolerated(&tol);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     rc = FTCKPT_Save(); /* the library works on the repaired communicator */
     CHECK(rc == MPI_SUCCESS, "save after recovery: %s", FTCKPT_Error_string(rc));
     rc = MPI_Barrier(MPI_COMM_WORLD);
-    if (!failures) printf("rank %d: ckpt_restore OK iteration %d level %d (now %d ranks, tolerates %d)\n",
-                          wrank, recovered, level, size, tol);
+    if (!failures) printf("rank %d: ckpt_restore OK iteration %d level %d (now %d ranks, tolerates %d, "
+                          "%d validation rounds)\n", wrank, recovered, level, size, tol, rounds);
   }
   if (!failures && rc == FTCKPT_ERR_UNRECOVERABLE) printf("rank %d: ckpt_restore UNRECOVERABLE as expected\n", wrank);
   FTCKPT_Finalize();
