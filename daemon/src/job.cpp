@@ -46,7 +46,7 @@ int failure_exit_code(const RankProc& r) {
 
 proto::RankExited describe_exit(const RankProc& r, bool job_continues) {
     proto::RankExited m;
-    m.rank = r.rank;
+    m.rank = r.world_rank;
     m.pid = r.pid;
     m.signaled = WIFSIGNALED(r.wait_status);
     m.code = m.signaled ? WTERMSIG(r.wait_status) : WEXITSTATUS(r.wait_status);
@@ -66,7 +66,7 @@ int completed_exit_code(const Job& job) {
 }
 
 std::string describe_failure(const RankProc& r) {
-    std::string s = "rank " + std::to_string(r.rank) + " (pid " + std::to_string(r.pid) + ") ";
+    std::string s = "rank " + std::to_string(r.world_rank) + " (pid " + std::to_string(r.pid) + ") ";
     if (WIFSIGNALED(r.wait_status)) {
         int sig = WTERMSIG(r.wait_status);
         const char* name = strsignal(sig);

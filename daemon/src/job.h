@@ -17,7 +17,8 @@
 namespace ftmpi::daemon {
 
 struct RankProc {
-    std::uint32_t rank = 0;
+    std::uint32_t rank = 0;        // process index (PMIx rank)
+    std::uint32_t world_rank = 0;  // what users see: a REBUILD replacement shows the rank it took
     pid_t pid = -1;        // also its process group id
     int out_fd = -1;       // -1 once closed (EOF)
     int err_fd = -1;
@@ -44,6 +45,7 @@ enum class JobPhase : std::uint8_t {
 struct Job {
     std::string id;             // PMIx namespace and FTMPI_JOBID
     proto::LaunchJob spec;
+    std::string exe;            // the resolved program; REBUILD replacements run it too
     std::uint64_t client = 0;   // control connection that launched it; 0 once gone
     std::vector<RankProc> ranks;
     JobPhase phase = JobPhase::running;

@@ -46,7 +46,7 @@ void JobSupervisor::pump(Job& job, RankProc& rank, proto::OutputStream stream, i
             return;
         }
         proto::OutputChunk chunk;
-        chunk.rank = rank.rank;
+        chunk.rank = rank.world_rank;
         chunk.stream = stream;
         chunk.bytes.assign(buf, static_cast<std::size_t>(n));
         send_to_client(job, proto::encode(chunk));

@@ -100,7 +100,7 @@ void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) co
         j.start_ms = job->start_ms;
         for (const RankProc& r : job->ranks) {
             proto::ProcInfo p;
-            p.rank = r.rank;
+            p.rank = r.world_rank;
             p.pid = r.pid;
             p.host = hostname_;
             p.state = r.exited ? (r.failed ? proto::RunStateV::failed : proto::RunStateV::exited)

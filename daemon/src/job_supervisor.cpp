@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "log.h"
@@ -129,25 +130,16 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     FTMPID_INFO("job %s: %u x %s (comm mode %s, msg mode %s)", job.id.c_str(), job.spec.nprocs, exe.c_str(),
                 proto::to_string(job.spec.comm_mode), proto::to_string(job.spec.msg_mode));
 
+    job.exe = exe;
     job.ranks.resize(job.spec.nprocs);
     proto::JobStarted started;
     started.jobid = job.id;
     for (std::uint32_t r = 0; r < job.spec.nprocs; ++r) {
-        RankProc& rank = job.ranks[r];
-        rank.rank = r;
-        RankLaunchPlan plan;
+        job.ranks[r].rank = r;
+        job.ranks[r].world_rank = r;
         std::vector<std::string> pmix_env;
         Status st = pmix_.prepare_client(job.id, r, getuid(), getgid(), pmix_env, why);
-        SpawnedRank spawned;
-        if (st == Status::ok) {
-            plan.executable = exe;
-            plan.argv = job.spec.argv;
-            plan.env = build_env(job, r, pmix_env);
-            plan.cwd = job.spec.cwd;
-            plan.unblock = blocked_signals_;
-            plan.bind = bind_cores_ && binder_.cpu_set_for(r, plan.cpus);
-            st = spawn_rank(plan, spawned, why);
-        }
+        if (st == Status::ok) st = start_process(job, job.ranks[r], pmix_env, {}, why);
         if (st != Status::ok) {
             // Ranks already started are killed; the ones never started count as exited.
             for (std::uint32_t k = r; k < job.spec.nprocs; ++k) job.ranks[k].exited = true;
@@ -159,14 +151,95 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
             start_kill(job, std::move(end));
             return;
         }
-        rank.pid = spawned.pid;
-        rank.out_fd = spawned.out_fd;
-        rank.err_fd = spawned.err_fd;
-        job_of_pid_[rank.pid] = job.id;
-        watch_pipes(job, rank);
-        started.pids.push_back(rank.pid);
+        started.pids.push_back(job.ranks[r].pid);
     }
     send_to_client(job, proto::encode(started));
+}
+
+Status JobSupervisor::start_process(Job& job, RankProc& rank, const std::vector<std::string>& pmix_env,
+                                    const std::vector<std::string>& extra_env, std::string& why) {
+    RankLaunchPlan plan;
+    plan.executable = job.exe;
+    plan.argv = job.spec.argv;
+    plan.env = build_env(job, rank.rank, pmix_env);
+    plan.env.insert(plan.env.end(), extra_env.begin(), extra_env.end());
+    plan.cwd = job.spec.cwd;
+    plan.unblock = blocked_signals_;
+    plan.bind = bind_cores_ && binder_.cpu_set_for(rank.rank, plan.cpus);
+    SpawnedRank spawned;
+    if (Status st = spawn_rank(plan, spawned, why); st != Status::ok) return st;
+    rank.pid = spawned.pid;
+    rank.out_fd = spawned.out_fd;
+    rank.err_fd = spawned.err_fd;
+    job_of_pid_[rank.pid] = job.id;
+    watch_pipes(job, rank);
+    return Status::ok;
+}
+
+// REBUILD: replacement processes for a job, asked for by one of its processes through PMIx
+// spawn. They get the process indices base, base+1, ... (the library agreed on them); an index
+// skipped by an earlier, interrupted rebuild stays a never-started slot. All are registered
+// with PMIx before any is forked, so they can look each other up at once.
+void JobSupervisor::spawn_replacements(Upcall& u) {
+    Job* job = job_by_id(u.nspace);
+    if (job == nullptr || job->phase != JobPhase::running || u.rank >= job->ranks.size())
+        return u.complete_spawn(PMIX_ERR_NOT_FOUND, "");
+    if (!u.has_base || u.count == 0 || u.base < job->ranks.size() ||
+        std::uint64_t{u.base} + u.count > kMaxRanks) {
+        FTMPID_WARN("job %s: rank %u asked for a malformed spawn (base %u, count %u)", job->id.c_str(), u.rank,
+                    u.base, u.count);
+        return u.complete_spawn(PMIX_ERR_BAD_PARAM, "");
+    }
+    while (job->ranks.size() < u.base) {
+        RankProc never;
+        never.rank = static_cast<std::uint32_t>(job->ranks.size());
+        never.world_rank = never.rank;
+        never.exited = true;
+        job->ranks.push_back(never);
+    }
+    std::vector<std::string> extra;
+    std::vector<std::uint32_t> replaces;  // FTMPI_REPLACES=r0,r1,...: the ranks they take (display)
+    for (const auto& e : u.env) {
+        if (e.compare(0, 6, "FTMPI_") != 0 || is_reserved_env(e)) continue;
+        extra.push_back(e);
+        if (e.compare(0, 15, "FTMPI_REPLACES=") == 0) {
+            const char* p = e.c_str() + 15;
+            while (*p != '\0') {
+                char* end = nullptr;
+                unsigned long v = std::strtoul(p, &end, 10);
+                if (end == p) break;
+                replaces.push_back(static_cast<std::uint32_t>(v));
+                p = *end == ',' ? end + 1 : end;
+            }
+        }
+    }
+    std::vector<std::vector<std::string>> pmix_envs(u.count);
+    std::string why;
+    Status st = Status::ok;
+    for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i) {
+        RankProc p;
+        p.rank = u.base + i;
+        p.world_rank = i < replaces.size() ? replaces[i] : p.rank;
+        job->ranks.push_back(p);
+        st = pmix_.prepare_client(job->id, p.rank, getuid(), getgid(), pmix_envs[i], why);
+    }
+    for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i)
+        st = start_process(*job, job->ranks[u.base + i], pmix_envs[i], extra, why);
+    if (st != Status::ok) {
+        FTMPID_WARN("job %s: cannot start replacement processes: %s", job->id.c_str(), why.c_str());
+        // Those not started count as exited without having joined; the survivors see them fail.
+        for (std::uint32_t i = 0; i < u.count; ++i) {
+            RankProc& p = job->ranks[u.base + i];
+            if (p.pid <= 0) {
+                p.exited = true;
+                (void)pmix_.notify_proc_aborted(job->id, p.rank);
+            }
+        }
+        return u.complete_spawn(PMIX_ERR_SYS_OTHER, "");
+    }
+    FTMPID_INFO("job %s: rank %u started %u replacement(s) from process index %u", job->id.c_str(), u.rank, u.count,
+                u.base);
+    u.complete_spawn(PMIX_SUCCESS, job->id);
 }
 
 void JobSupervisor::kill_request(std::uint64_t client, proto::KillReason reason) {
@@ -288,6 +361,9 @@ void JobSupervisor::handle_upcall(Upcall& u) {
             return;
         case UpcallKind::notify_event:
             u.complete(PMIX_SUCCESS);
+            return;
+        case UpcallKind::spawn:
+            spawn_replacements(u);
             return;
         case UpcallKind::abort:
             u.complete(PMIX_SUCCESS);

@@ -52,6 +52,10 @@ private:
     std::vector<std::string> build_env(const Job& job, std::uint32_t rank,
                                        const std::vector<std::string>& pmix_env) const;
 
+    // fork/exec of one process of the job (launch and REBUILD replacements).
+    Status start_process(Job& job, RankProc& rank, const std::vector<std::string>& pmix_env,
+                         const std::vector<std::string>& extra_env, std::string& why);
+    void spawn_replacements(Upcall& u);
     void on_rank_exit(Job& job, RankProc& rank);
     void start_kill(Job& job, proto::JobEnded outcome);
     void escalate_kill(const std::string& job_id);

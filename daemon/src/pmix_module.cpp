@@ -95,6 +95,27 @@ pmix_status_t on_notify_event(pmix_status_t code, const pmix_proc_t* source, pmi
     });
 }
 
+// REBUILD (SPEC 4.2): a process of a job asks for replacement processes of its own job. Only
+// the count, the first process index and the environment entries are taken; the daemon starts
+// the job's own program (a replacement runs the same `main`), so the app's command is ignored.
+pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                       size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata) {
+    if (napps != 1 || apps == nullptr) return PMIX_ERR_BAD_PARAM;
+    return guarded([&] {
+        Upcall u = upcall_for(UpcallKind::spawn, proc, cbdata);
+        u.spawn_cb = cbfunc;
+        u.count = apps[0].maxprocs > 0 ? static_cast<std::uint32_t>(apps[0].maxprocs) : 0;
+        for (char** e = apps[0].env; e != nullptr && *e != nullptr; ++e) u.env.emplace_back(*e);
+        for (size_t i = 0; i < ninfo; ++i) {
+            if (PMIX_CHECK_KEY(&job_info[i], "ftmpi.base") && job_info[i].value.type == PMIX_UINT32) {
+                u.base = job_info[i].value.data.uint32;
+                u.has_base = true;
+            }
+        }
+        return u;
+    });
+}
+
 pmix_server_module_t g_module = [] {
     pmix_server_module_t m;
     std::memset(&m, 0, sizeof m);
@@ -104,6 +125,7 @@ pmix_server_module_t g_module = [] {
     m.fence_nb = on_fence;
     m.direct_modex = on_direct_modex;
     m.notify_event = on_notify_event;
+    m.spawn = on_spawn;
     return m;
 }();
 

@@ -24,6 +24,15 @@ void Upcall::complete(pmix_status_t st) {
         modex_cb(st, nullptr, 0, cbdata, nullptr, nullptr);
         modex_cb = nullptr;
     }
+    if (spawn_cb != nullptr) complete_spawn(st, std::string());
+}
+
+void Upcall::complete_spawn(pmix_status_t st, const std::string& ns) {
+    if (spawn_cb == nullptr) return complete(st);
+    pmix_nspace_t out;
+    PMIX_LOAD_NSPACE(out, ns.c_str());
+    spawn_cb(st, out, cbdata);
+    spawn_cb = nullptr;
 }
 
 void Upcall::complete_with_data(pmix_status_t st, std::vector<char> blob) {

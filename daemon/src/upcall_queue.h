@@ -22,6 +22,7 @@ enum class UpcallKind : std::uint8_t {
     fence,         // `data` = the locally collected blob
     direct_modex,  // a request for a remote proc's data (none exist on a single host)
     notify_event,  // a client asked for an event to be propagated beyond this server
+    spawn,         // REBUILD: `count` replacement processes from index `base`, `env` added
 };
 
 struct Upcall {
@@ -31,12 +32,20 @@ struct Upcall {
     int status = 0;
     std::string message;
     std::vector<char> data;
+    // spawn: how many processes, the first process index (info "ftmpi.base"), and the
+    // NAME=value entries the requester wants in their environment.
+    std::uint32_t count = 0;
+    std::uint32_t base = 0;
+    bool has_base = false;
+    std::vector<std::string> env;
+    pmix_spawn_cbfunc_t spawn_cb = nullptr;
     pmix_op_cbfunc_t op_cb = nullptr;
     pmix_modex_cbfunc_t modex_cb = nullptr;
     void* cbdata = nullptr;
 
-    // Run PMIx's completion callback exactly once (loop thread).
+    // Run PMIx's completion callback exactly once (loop thread). A spawn reports `nspace`.
     void complete(pmix_status_t st);
+    void complete_spawn(pmix_status_t st, const std::string& nspace);
     // Fence/modex completion; ownership of `blob` passes to PMIx until it calls our release.
     void complete_with_data(pmix_status_t st, std::vector<char> blob);
 };

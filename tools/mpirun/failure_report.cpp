@@ -23,9 +23,9 @@ const char* repair_of(proto::CommMode mode) {
     switch (mode) {
         case proto::CommMode::shrink: return "SHRINK: survivors renumbered without it";
         case proto::CommMode::blank: return "BLANK: its rank is left as a gap";
-        // The daemon cannot respawn yet; say so rather than promise a replacement.
-        case proto::CommMode::rebuild: return "REBUILD: survivors notified; respawn not supported yet";
-        case proto::CommMode::rebuild_append: return "REBUILD_APPEND: survivors notified; respawn not supported yet";
+        // The survivors ask for the replacement when they repair MPI_COMM_WORLD.
+        case proto::CommMode::rebuild: return "REBUILD: a replacement takes its rank at the repair";
+        case proto::CommMode::rebuild_append: return "REBUILD_APPEND: a replacement is appended at the repair";
         default: return "ABORT";
     }
 }

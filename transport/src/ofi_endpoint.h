@@ -55,6 +55,7 @@ class OfiEndpoint final : public Endpoint {
   Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) override;
   std::size_t poll(Completion* out, std::size_t max) override;
   void mark_peer_failed(PeerId peer) override;
+  void discard_unexpected() override;
   const std::string& last_error() const override { return last_error_; }
 
  private:
@@ -168,6 +169,7 @@ class OfiEndpoint final : public Endpoint {
 
   // Software matching (shm); see soft_match.h.
   bool soft_ = false;
+  bool discard_ = false;  // discard_unexpected() was called
   std::size_t bounce_size_ = 0;
   std::vector<unsigned char> bounce_mem_;
   std::vector<unsigned char> stage_;  // header + payload of a small send

@@ -123,6 +123,10 @@ bool OfiEndpoint::soft_arrival(OpRecord* bounce, std::size_t got, fi_addr_t src,
     if (op != nullptr) {
       posted_.remove(op);
       completed = soft_deliver(op, a, out);
+    } else if (discard_) {
+      if (a.announced && a.source != kAnyPeer && !peers_[a.source].failed) {
+        send_fin(a.source, a.seq, soft::kFinOk);
+      }
     } else {
       if (spare_unexpected_.empty()) spare_unexpected_.emplace_back();
       unexpected_.splice(unexpected_.end(), spare_unexpected_, spare_unexpected_.begin());
@@ -147,6 +151,16 @@ bool OfiEndpoint::soft_arrival(OpRecord* bounce, std::size_t got, fi_addr_t src,
   // After the message is out of the bounce: reposting may fill it again at once.
   repost_bounce(bounce);
   return completed;
+}
+
+void OfiEndpoint::discard_unexpected() {
+  discard_ = true;
+  for (const soft::Unexpected& u : unexpected_) {
+    if (u.announced && u.source != kAnyPeer && !peers_[u.source].failed) {
+      send_fin(u.source, u.seq, soft::kFinOk);
+    }
+  }
+  spare_unexpected_.splice(spare_unexpected_.end(), unexpected_);
 }
 
 bool OfiEndpoint::soft_deliver(OpRecord* op, const Arrival& a, Completion* c) {

@@ -81,6 +81,11 @@ class Endpoint {
   // Marks a peer dead: every pending operation towards or expecting it (not kAnyPeer receives)
   // completes with peer_failed at the next poll, and later sends to it fail at once. Idempotent.
   virtual void mark_peer_failed(PeerId peer) = 0;
+  // No receive will be posted any more (MPI_Finalize): every message waiting unmatched, and
+  // every one arriving unmatched from now on, is dropped, and a large one is released so that
+  // its sender's send completes (messages of collectives cut short by a failure are never
+  // received). Otherwise a sender could wait for this endpoint forever.
+  virtual void discard_unexpected() = 0;
 
   virtual const std::string& last_error() const = 0;
 };
