@@ -16,11 +16,45 @@ struct Call {
   coll::View view;
 };
 
+// FTMPI_COLL_MODE_ATOMIC (SPEC 4.4): in a fault-tolerant mode every survivor leaves a
+// collective with the same outcome. Every call that got as far as the communicator (success,
+// failure seen during the algorithm, or refused because of a failure) contributes "did it
+// work here" to one failure-tolerant agreement (consensus.cpp) on the communicator; the
+// collective succeeds only if it worked everywhere and nobody died. The agreement costs
+// 2(n-1) small messages per collective: ABORT mode (the default) and RELAXED skip it.
+bool atomic(const Comm* c) {
+  return c->comm_mode != FTMPI_COMM_MODE_ABORT && c->coll_mode == FTMPI_COLL_MODE_ATOMIC &&
+         c->size() > 1;
+}
+
+bool agree_outcome(Comm* c, bool ok_here) {
+  Decision d;
+  if (lib().consensus.agree(c, {static_cast<std::uint8_t>(ok_here ? 1 : 0)}, &d) != Err::ok) {
+    return false;
+  }
+  for (int r : d.failed) {
+    std::uint32_t proc = c->procs[static_cast<std::size_t>(r)];
+    if (!lib().engine.is_failed(proc)) lib().engine.declare_failed(proc);
+  }
+  bool ok = c->failed.empty();  // old BLANK gaps are not in `failed`; new failures are
+  for (const auto& contribution : d.contributions) {
+    ok = ok && !contribution.second.empty() && contribution.second[0] == 1;
+  }
+  return ok;
+}
+
 Err begin(MPI_Comm comm, const char* fn, Call* call) {
   if (Err e = check_initialized(fn); e != Err::ok) return e;
   if (Err e = lib().comms.lookup(comm, &call->comm); e != Err::ok) return e;
+  if (call->comm->inter) {
+    return fail(Err::comm, "%s: %s is an intercommunicator; collectives on intercommunicators "
+                "are not supported", fn, call->comm->name.c_str());
+  }
   if (call->comm->state != FTMPI_COMM_OK) {
-    if (Err e = lib().ft.check(call->comm, FaultHandler::kWholeComm); e != Err::ok) return e;
+    if (Err e = lib().ft.check(call->comm, FaultHandler::kWholeComm); e != Err::ok) {
+      if (atomic(call->comm)) (void)agree_outcome(call->comm, false);
+      return e;
+    }
   }
   call->view = CommP2P::view_of(*call->comm);
   return Err::ok;
@@ -41,11 +75,14 @@ Err bytes_of(const void* buf, int count, MPI_Datatype type, std::size_t* bytes,
   return Err::ok;
 }
 
-Err check_root(const Comm* c, int root) {
+Err check_root(Comm* c, int root) {
   if (root < 0 || root >= c->size()) {
     return fail(Err::root, "root %d outside 0..%d of %s", root, c->size() - 1, c->name.c_str());
   }
-  if (c->is_failed(root)) return fail(Err::root, "root %d of %s has failed", root, c->name.c_str());
+  if (c->is_failed(root)) {
+    if (atomic(c)) (void)agree_outcome(c, false);
+    return fail(Err::root, "root %d of %s has failed", root, c->name.c_str());
+  }
   return Err::ok;
 }
 
@@ -69,6 +106,12 @@ Err to_bytes(const Comm* c, const int* counts, const int* displs, std::size_t ex
 }
 
 int finish(Comm* c, coll::Status s, const char* fn) {
+  if (atomic(c) && !agree_outcome(c, s == coll::Status::ok) && s == coll::Status::ok) {
+    return raise(c, fail(Err::other, "%s on %s: a participant failed or the collective failed "
+                         "elsewhere (atomic mode: every survivor gets this error)%s%s", fn,
+                         c->name.c_str(), c->failed.empty() ? "" : "; failed rank(s) ",
+                         failed_ranks_text(*c).c_str()));
+  }
   switch (s) {
     case coll::Status::ok: return MPI_SUCCESS;
     case coll::Status::proc_failed:

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "group.h"
+#include "intercomm.h"
 #include "monitor.h"
 #include "library.h"
 
@@ -22,15 +23,19 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Comm* c = nullptr;
   if (Err e = find(comm, &c, "MPI_Comm_dup"); e != Err::ok) return raise(c, e);
   if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
-  if (Err e = lib().construct.dup(c, newcomm); e != Err::ok) return raise(c, e);
+  if (Err e = c->inter ? intercomm_dup(c, newcomm) : lib().construct.dup(c, newcomm); e != Err::ok) {
+    return raise(c, e);
+  }
   Comm* child = nullptr;
   (void)lib().comms.lookup(*newcomm, &child);
+  child->topology = c->topology;  // MPI-1.3 6.2: a duplicate keeps the topology
   return raise(c, lib().attrs.copy_all(c, child));
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   Comm* c = nullptr;
   if (Err e = find(comm, &c, "MPI_Comm_split"); e != Err::ok) return raise(c, e);
+  if (c->inter) return raise(c, fail(Err::comm, "MPI_Comm_split: %s is an intercommunicator", c->name.c_str()));
   if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
   if (color < 0 && color != MPI_UNDEFINED) {
     return raise(c, fail(Err::arg, "color %d is negative and not MPI_UNDEFINED", color));
@@ -44,6 +49,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   Comm* c = nullptr;
   if (Err e = find(comm, &c, "MPI_Comm_create"); e != Err::ok) return raise(c, e);
+  if (c->inter) return raise(c, fail(Err::comm, "MPI_Comm_create: %s is an intercommunicator", c->name.c_str()));
   if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
   const Group* g = nullptr;
   if (Err e = groups().lookup(group, &g); e != Err::ok) return raise(c, e);
@@ -70,6 +76,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   if (result == nullptr) return raise(a, fail(Err::arg, "result pointer is NULL"));
   if (a == b) {
     *result = MPI_IDENT;
+  } else if (a->inter || b->inter) {
+    *result = intercomm_compare(*a, *b);
   } else if (a->procs == b->procs) {
     *result = MPI_CONGRUENT;
   } else {

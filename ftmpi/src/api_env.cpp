@@ -32,13 +32,29 @@ int do_init() {
     std::fprintf(stderr, "ftmpi: MPI_Init: %s\n", err.c_str());
     l.runtime.abort(MPI_ERR_OTHER, "ftmpi: MPI_Init failed: " + err);
   }
-  l.comms.init(l.runtime.size(), l.runtime.rank(), comm_mode_from_env(), msg_mode_from_env());
+  std::vector<std::uint32_t> world;
+  if (!l.runtime.is_replacement()) {
+    for (int p = 0; p < l.runtime.size(); ++p) world.push_back(static_cast<std::uint32_t>(p));
+  }
+  l.comms.init(world, static_cast<std::uint32_t>(l.runtime.rank()), comm_mode_from_env(),
+               msg_mode_from_env());
+  l.rebuilder.set_next_index(static_cast<std::uint32_t>(l.runtime.size()));
   l.engine.set_failure_listener([&l](std::uint32_t proc) {
     l.ft.on_process_failed(proc);
     l.consensus.on_process_failed(proc);
   });
   if (l.consensus.start() != Err::ok) {
     l.runtime.abort(MPI_ERR_INTERN, "ftmpi: MPI_Init failed: cannot post agreement receive");
+  }
+  if (l.runtime.is_replacement()) {
+    // REBUILD: this process replaces a failed rank; MPI_COMM_WORLD comes back repaired.
+    if (Err e = l.rebuilder.join(comm_mode_from_env(), msg_mode_from_env()); e != Err::ok) {
+      char text[MPI_MAX_ERROR_STRING];
+      int len = 0;
+      error_text(to_code(e), text, &len);
+      l.runtime.abort(MPI_ERR_OTHER, std::string("ftmpi: MPI_Init of a replacement failed: ") + text);
+    }
+    l.init_state = FTMPI_INIT_RESTARTED;
   }
   l.initialized = true;
   monitor().comm_changed(*l.comms.world());

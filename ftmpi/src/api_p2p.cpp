@@ -40,8 +40,8 @@ Err check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   if (tag < 0 || tag > match::kMaxTag) {
     return fail(Err::tag, "tag %d outside 0..MPI_TAG_UB (%d)", tag, match::kMaxTag);
   }
-  if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->comm->size())) {
-    return fail(Err::rank, "destination rank %d outside 0..%d of %s", dest, c->comm->size() - 1,
+  if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->comm->peer_size())) {
+    return fail(Err::rank, "destination rank %d outside 0..%d of %s", dest, c->comm->peer_size() - 1,
                 c->comm->name.c_str());
   }
   if (dest != MPI_PROC_NULL && (c->comm->state != FTMPI_COMM_OK || c->comm->is_failed(dest))) {
@@ -60,8 +60,8 @@ Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
                 match::kMaxTag);
   }
   if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
-      (source < 0 || source >= c->comm->size())) {
-    return fail(Err::rank, "source rank %d outside 0..%d of %s", source, c->comm->size() - 1,
+      (source < 0 || source >= c->comm->peer_size())) {
+    return fail(Err::rank, "source rank %d outside 0..%d of %s", source, c->comm->peer_size() - 1,
                 c->comm->name.c_str());
   }
   if (source != MPI_PROC_NULL &&

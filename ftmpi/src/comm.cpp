@@ -1,24 +1,29 @@
 #include "comm.h"
+
+#include <algorithm>
 #include "monitor.h"
 
 namespace ftmpi {
 
-void CommTable::init(int nprocs, int my_proc, int comm_mode, int msg_mode) {
+void CommTable::init(const std::vector<std::uint32_t>& world_procs, std::uint32_t my_proc,
+                     int comm_mode, int msg_mode) {
   comms_.clear();
   comms_.resize(3);
+  std::size_t nprocs = my_proc + 1;
+  for (std::uint32_t p : world_procs) nprocs = std::max<std::size_t>(nprocs, p + 1);
   auto world = std::make_unique<Comm>();
   world->handle = MPI_COMM_WORLD;
   world->context = 0;
   world->coll_context = 1;
-  world->rank = my_proc;
   // With a fault-tolerant mode, errors on WORLD are returned so the application can react.
   world->errhandler = comm_mode == FTMPI_COMM_MODE_ABORT ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN;
   world->name = "MPI_COMM_WORLD";
-  world->rank_of_proc.resize(static_cast<std::size_t>(nprocs));
-  for (int p = 0; p < nprocs; ++p) {
-    world->procs.push_back(static_cast<std::uint32_t>(p));
-    world->rank_of_proc[static_cast<std::size_t>(p)] = p;
+  world->procs = world_procs;
+  world->rank_of_proc.assign(nprocs, -1);
+  for (std::size_t r = 0; r < world_procs.size(); ++r) {
+    world->rank_of_proc[world_procs[r]] = static_cast<int>(r);
   }
+  world->rank = world->rank_of_proc[my_proc];
   auto self = std::make_unique<Comm>();
   self->handle = MPI_COMM_SELF;
   self->context = 2;
@@ -26,9 +31,9 @@ void CommTable::init(int nprocs, int my_proc, int comm_mode, int msg_mode) {
   self->rank = 0;
   self->errhandler = MPI_ERRORS_ARE_FATAL;
   self->name = "MPI_COMM_SELF";
-  self->procs.push_back(static_cast<std::uint32_t>(my_proc));
-  self->rank_of_proc.assign(static_cast<std::size_t>(nprocs), -1);
-  self->rank_of_proc[static_cast<std::size_t>(my_proc)] = 0;
+  self->procs.push_back(my_proc);
+  self->rank_of_proc.assign(nprocs, -1);
+  self->rank_of_proc[my_proc] = 0;
   for (Comm* c : {world.get(), self.get()}) {
     c->comm_mode = comm_mode;
     c->msg_mode = msg_mode;

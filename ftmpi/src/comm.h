@@ -15,6 +15,8 @@
 
 namespace ftmpi {
 
+struct Topology;  // topology.h
+
 struct Comm {
   MPI_Comm handle = MPI_COMM_NULL;
   std::uint32_t context = 0;          // point-to-point (even)
@@ -22,6 +24,7 @@ struct Comm {
   // point-to-point messages survive) but takes a new pair here, so that messages of a
   // collective cut short by the failure can never match a later collective.
   std::uint32_t coll_context = 1;
+  bool inter = false;                 // an intercommunicator (see below)
   std::vector<std::uint32_t> procs;   // communicator rank -> process index (transport peer)
   std::vector<int> rank_of_proc;      // process index -> communicator rank, -1 if absent
   int rank = 0;
@@ -39,18 +42,35 @@ struct Comm {
   // so its context ids are never handed out again (see Constructor::free).
   bool tainted = false;
 
+  // Cartesian or graph topology (MPI_Cart_create, MPI_Graph_create); shared by MPI_Comm_dup.
+  std::shared_ptr<const Topology> topology;
+
   std::map<int, void*> attributes;  // keyval -> value (attributes.cpp)
   int attr_values[5] = {};          // storage behind the FTMPI_* cached attributes
 
+  // Intercommunicator (intercomm.cpp; `inter` sits beside the context ids, on the line the
+  // point-to-point path reads anyway): procs, rank and proc_state describe the local group;
+  // point-to-point ranks name the remote group.
+  std::vector<std::uint32_t> remote_procs;  // remote rank -> process index
+  std::vector<int> remote_rank_of_proc;     // process index -> remote rank, -1 if absent
+
   int size() const { return static_cast<int>(procs.size()); }
   bool is_failed(int r) const { return proc_state[static_cast<std::size_t>(r)] == FTMPI_PROC_FAILED; }
+  // The ranks point-to-point calls name: this communicator's, or an intercommunicator's remote
+  // group. One well-predicted select on the fast path.
+  const std::vector<std::uint32_t>& peer_procs() const { return inter ? remote_procs : procs; }
+  const std::vector<int>& peer_rank_of_proc() const {
+    return inter ? remote_rank_of_proc : rank_of_proc;
+  }
+  int peer_size() const { return static_cast<int>(peer_procs().size()); }
 };
 
 class CommTable {
  public:
-  // Builds MPI_COMM_WORLD (all nprocs processes) and MPI_COMM_SELF (just me), both in the
-  // job's default modes.
-  void init(int nprocs, int my_proc, int comm_mode, int msg_mode);
+  // Builds MPI_COMM_WORLD (world rank -> process index; 0..n-1 at start, other indices for a
+  // REBUILD replacement) and MPI_COMM_SELF (just me), both in the job's default modes.
+  void init(const std::vector<std::uint32_t>& world_procs, std::uint32_t my_proc, int comm_mode,
+            int msg_mode);
 
   Err lookup(MPI_Comm handle, Comm** out) {
     if (handle <= 0 || static_cast<std::size_t>(handle) >= comms_.size() ||
@@ -73,6 +93,8 @@ class CommTable {
   const ContextMask& used_contexts() const { return used_; }
   void mark_context_used(std::uint32_t context) { used_.set(context / 2); }
   void release_context(std::uint32_t context) { used_.reset(context / 2); }
+  // A REBUILD replacement takes over the context ids the survivors have in use.
+  void adopt_contexts(const ContextMask& used) { used_ |= used; }
   template <typename F>
   void for_each(F&& f) {
     for (auto& c : comms_) {

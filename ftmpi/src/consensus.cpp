@@ -94,8 +94,12 @@ void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>&
   Header h;
   std::memcpy(&h, msg.data(), sizeof h);
   Key key{match::context_of(bits), static_cast<std::uint32_t>(match::tag_of(bits))};
-  Instance& inst = instances_[key];
   std::vector<std::uint8_t> body(msg.begin() + sizeof(Header), msg.end());
+  if (h.type >= kFirstNoteType) {
+    notes_[NoteKey{key.first, key.second, h.type, from_proc}] = std::move(body);
+    return;
+  }
+  Instance& inst = instances_[key];
   if (h.type == kContribution) {
     if (inst.decided) {
       // A member that turned to us after its coordinator died: it gets the decision we hold.
@@ -125,6 +129,29 @@ void Consensus::on_process_failed(std::uint32_t proc) {
       forward_decision(key, inst);
     }
   }
+}
+
+void Consensus::reset_context(std::uint32_t context) {
+  next_seq_[context] = 0;
+  for (auto it = instances_.begin(); it != instances_.end();) {
+    // Undecided instances may already hold contributions of the new user's first agreement
+    // (a faster member got there first); decided ones are the old user's and must go.
+    it = it->first.first == context && it->second.decided ? instances_.erase(it) : std::next(it);
+  }
+}
+
+void Consensus::post_note(std::uint32_t proc, std::uint32_t channel, std::uint32_t tag, int type,
+                          std::vector<std::uint8_t> body) {
+  send(proc, Key{channel, tag}, type, -1, body);
+}
+
+bool Consensus::take_note(std::uint32_t channel, std::uint32_t tag, int type,
+                          std::uint32_t from_proc, std::vector<std::uint8_t>* body) {
+  auto it = notes_.find(NoteKey{channel, tag, type, from_proc});
+  if (it == notes_.end()) return false;
+  if (body != nullptr) *body = std::move(it->second);
+  notes_.erase(it);
+  return true;
 }
 
 int Consensus::coordinator(const Comm& c) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,23 @@ class Consensus {
   // on the same communicator.
   Err agree(Comm* comm, std::vector<std::uint8_t> mine, Decision* out);
 
+  // A communicator starts using `context`: its agreements count from 0, and whatever an
+  // earlier user of the same id left behind is forgotten (ids are reused after MPI_Comm_free).
+  void reset_context(std::uint32_t context);
+  std::uint32_t next_sequence(std::uint32_t context) { return next_seq_[context]; }
+  void set_next_sequence(std::uint32_t context, std::uint32_t seq) { next_seq_[context] = seq; }
+
+  // Point-to-point notes on the agreement channel for the REBUILD hand-shake (rebuild.cpp):
+  // `channel` and `tag` name the conversation, `type` (>= kFirstNoteType) the note. Notes
+  // from processes not yet in this process's address table arrive too (the sender's process
+  // index travels in the match bits).
+  static constexpr int kFirstNoteType = 16;
+  void post_note(std::uint32_t proc, std::uint32_t channel, std::uint32_t tag, int type,
+                 std::vector<std::uint8_t> body);
+  // Takes the note (channel, tag, type) from `from_proc`, if it has arrived.
+  bool take_note(std::uint32_t channel, std::uint32_t tag, int type, std::uint32_t from_proc,
+                 std::vector<std::uint8_t>* body);
+
  private:
   struct Instance {
     std::map<int, std::vector<std::uint8_t>> contributions;  // rank -> bytes
@@ -54,6 +72,15 @@ class Consensus {
   Engine* engine_;
   std::map<Key, Instance> instances_;
   std::map<std::uint32_t, std::uint32_t> next_seq_;  // per context id
+  struct NoteKey {
+    std::uint32_t channel, tag;
+    int type;
+    std::uint32_t from;
+    bool operator<(const NoteKey& o) const {
+      return std::tie(channel, tag, type, from) < std::tie(o.channel, o.tag, o.type, o.from);
+    }
+  };
+  std::map<NoteKey, std::vector<std::uint8_t>> notes_;
 };
 
 }  // namespace ftmpi

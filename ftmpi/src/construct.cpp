@@ -57,11 +57,17 @@ std::uint32_t Constructor::take_context(CommTable::ContextMask* used) {
   return 0;  // exhausted; callers check
 }
 
-Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used) {
-  if (c->comm_mode == FTMPI_COMM_MODE_REBUILD || c->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND) {
-    c->state = FTMPI_COMM_FAILED;
-    monitor().comm_changed(*c);
-    return fail(Err::other, "%s: REBUILD repair is not implemented yet", c->name.c_str());
+Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used,
+                        bool* rebuilt) {
+  *rebuilt = false;
+  const bool rebuild =
+      c->comm_mode == FTMPI_COMM_MODE_REBUILD || c->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND;
+  if (rebuild && c->handle != MPI_COMM_WORLD) {
+    c->state = FTMPI_COMM_DETECTED;
+    return fail(Err::comm,
+                "%s: REBUILD repairs MPI_COMM_WORLD only; build this communicator again from the "
+                "rebuilt MPI_COMM_WORLD (or repair it in SHRINK or BLANK mode)",
+                c->name.c_str());
   }
   // The gaps are exactly the agreed failed set, whatever this process had heard so far.
   for (int r : failed) c->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
@@ -80,9 +86,28 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
   // delivered; collectives always move to the new pair (see Comm::coll_context).
   std::uint32_t context = take_context(used);
   if (context == 0) return fail(Err::intern, "out of context ids");
-  if (c->msg_mode == FTMPI_MSG_MODE_NOP) c->context = context;
-  c->coll_context = context + 1;
   c->failed.clear();
+  if (rebuild) {
+    // Every failed rank, old BLANK gaps included, gets a new process.
+    std::vector<int> fill;
+    for (int r = 0; r < c->size(); ++r) {
+      if (c->is_failed(r)) fill.push_back(r);
+    }
+    if (Err e = rebuilder_->rebuild(c, fill, context, *used); e != Err::ok) {
+      c->state = FTMPI_COMM_DETECTED;
+      return e;
+    }
+    *rebuilt = true;
+    // A replacement that died while joining is a new failure, seen after this repair.
+    c->state = c->failed.empty() ? FTMPI_COMM_RECOVERED : FTMPI_COMM_DETECTED;
+    monitor().comm_changed(*c);
+    return Err::ok;
+  }
+  if (c->msg_mode == FTMPI_MSG_MODE_NOP) {
+    c->context = context;
+    consensus_->reset_context(context);
+  }
+  c->coll_context = context + 1;
   c->state = FTMPI_COMM_RECOVERED;
   monitor().comm_changed(*c);
   return Err::ok;
@@ -105,10 +130,21 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
   out->contributions = std::move(d.contributions);
   out->procs_before = parent->procs;
   // Any failure in the decision that was not an old BLANK gap has, by now, put the parent in
-  // DETECTED (declare_failed above runs the same path as a notification).
-  if (parent->state == FTMPI_COMM_DETECTED) {
+  // DETECTED (declare_failed above runs the same path as a notification). A BLANK
+  // communicator switched to REBUILD is repaired too: its gaps get filled.
+  bool gaps = false;
+  for (int r = 0; r < parent->size() && !gaps; ++r) gaps = parent->is_failed(r);
+  const bool rebuild = parent->comm_mode == FTMPI_COMM_MODE_REBUILD ||
+                       parent->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND;
+  if (parent->state == FTMPI_COMM_DETECTED || (rebuild && gaps)) {
     parent->state = FTMPI_COMM_RECOVER;
-    if (Err e = repair(parent, d.failed, &out->used); e != Err::ok) return e;
+    bool rebuilt = false;
+    if (Err e = repair(parent, d.failed, &out->used, &rebuilt); e != Err::ok) return e;
+    if (rebuilt) {
+      // SPEC 4.7: the construction is an ordinary collective over the repaired communicator,
+      // which the replacements join with the same constructor call.
+      return agree_and_repair(parent, color, key, out);
+    }
   }
   return Err::ok;
 }

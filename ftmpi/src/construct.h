@@ -9,14 +9,15 @@
 #include "comm.h"
 #include "consensus.h"
 #include "engine.h"
+#include "rebuild.h"
 #include "error.h"
 
 namespace ftmpi {
 
 class Constructor {
  public:
-  Constructor(CommTable* comms, Engine* engine, Consensus* consensus)
-      : comms_(comms), engine_(engine), consensus_(consensus) {}
+  Constructor(CommTable* comms, Engine* engine, Consensus* consensus, Rebuilder* rebuilder)
+      : comms_(comms), engine_(engine), consensus_(consensus), rebuilder_(rebuilder) {}
 
   Err dup(Comm* parent, MPI_Comm* out);
   // color MPI_UNDEFINED gives *out = MPI_COMM_NULL.
@@ -30,13 +31,15 @@ class Constructor {
     CommTable::ContextMask used;              // union over the members
   };
   Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, Agreed* out);
-  Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used);
+  // *rebuilt: new processes joined, so the construction needs an agreement that includes them.
+  Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used, bool* rebuilt);
   std::uint32_t take_context(CommTable::ContextMask* used);
   std::unique_ptr<Comm> child_of(const Comm& parent, std::uint32_t context);
 
   CommTable* comms_;
   Engine* engine_;
   Consensus* consensus_;
+  Rebuilder* rebuilder_;
 };
 
 }  // namespace ftmpi

@@ -18,13 +18,13 @@ Err Engine::init(Runtime* runtime, std::string* err) {
   }
   endpoint_ = transport::Endpoint::open("", err);
   if (!endpoint_) return Err::intern;
-  std::vector<std::vector<std::uint8_t>> addrs;
-  if (!runtime->exchange_addresses(endpoint_->address(), &addrs, err)) return Err::intern;
-  if (endpoint_->insert_peers(addrs) != Status::ok) {
-    *err = "cannot insert peer addresses: " + endpoint_->last_error();
-    return Err::intern;
+  if (runtime->is_replacement()) {
+    if (!runtime->publish_address(endpoint_->address(), err)) return Err::intern;
+  } else {
+    std::vector<std::vector<std::uint8_t>> addrs;
+    if (!runtime->exchange_addresses(endpoint_->address(), &addrs, err)) return Err::intern;
+    if (add_peers(addrs, err) != Err::ok) return Err::intern;
   }
-  failed_.assign(addrs.size(), false);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   wait_policy_.configure(cores > 0 && runtime->local_size() > cores);
   return Err::ok;
@@ -35,7 +35,7 @@ void Engine::shutdown() { endpoint_.reset(); }
 Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
                   std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage,
                   bool sync) {
-  std::uint32_t peer = comm->procs[static_cast<std::size_t>(dest)];
+  std::uint32_t peer = comm->peer_procs()[static_cast<std::size_t>(dest)];
   if (failed_[peer]) return fail(Err::other, "rank %d (process %u) has failed", dest, peer);
   Request* r = requests_.allocate(Request::Kind::send);
   r->comm = comm;
@@ -86,7 +86,7 @@ Err Engine::select(int source, int tag, Comm* comm, std::uint32_t context, Selec
   if (source == MPI_ANY_SOURCE) {
     out->ignore |= match::kSourceMask;
   } else {
-    out->peer = comm->procs[static_cast<std::size_t>(source)];
+    out->peer = comm->peer_procs()[static_cast<std::size_t>(source)];
     if (failed_[out->peer]) {
       return fail(Err::other, "rank %d (process %u) has failed", source, out->peer);
     }
@@ -157,7 +157,7 @@ void Engine::complete(const Completion& c) {
     r->found = c.status == Status::ok;
     if (r->found) {
       std::uint32_t proc = match::source_of(c.tag);
-      const std::vector<int>& map = r->comm->rank_of_proc;
+      const std::vector<int>& map = r->comm->peer_rank_of_proc();
       r->source = proc < map.size() ? map[proc] : MPI_ANY_SOURCE;
       r->tag = match::tag_of(c.tag);
       r->bytes = c.message_len;
@@ -191,7 +191,7 @@ void Engine::complete(const Completion& c) {
   if (r->kind == Request::Kind::recv) {
     r->bytes = c.len;
     std::uint32_t proc = match::source_of(c.tag);
-    const std::vector<int>& map = r->comm->rank_of_proc;
+    const std::vector<int>& map = r->comm->peer_rank_of_proc();
     r->source = proc < map.size() ? map[proc] : MPI_ANY_SOURCE;
     r->tag = match::tag_of(c.tag);
     // The sender of a synchronous send waits for this: the message has been matched.
@@ -281,10 +281,38 @@ void Engine::handle_failures() {
 }
 
 void Engine::declare_failed(std::uint32_t proc) {
-  if (proc >= failed_.size() || failed_[proc]) return;
+  if (proc >= match::kMaxProcesses || is_failed(proc)) return;
+  // A replacement may die before this process has heard of it: remember it for add_peers.
+  if (proc >= failed_.size()) failed_.resize(proc + 1, false);
   failed_[proc] = true;
-  endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
+  if (proc < peers_) endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
   if (on_failure_) on_failure_(proc);
+}
+
+Err Engine::add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, std::string* err) {
+  if (peers_ + addrs.size() > match::kMaxProcesses) {
+    *err = "too many processes for the match-bit layout";
+    return Err::intern;
+  }
+  std::vector<std::vector<std::uint8_t>> insert = addrs;
+  const std::vector<std::uint8_t> mine = endpoint_->address();
+  for (auto& a : insert) {
+    if (a.empty()) a = mine;  // a placeholder that is never used: the slot is marked failed
+  }
+  if (endpoint_->insert_peers(insert) != Status::ok) {
+    *err = "cannot insert peer addresses: " + endpoint_->last_error();
+    return Err::intern;
+  }
+  const std::uint32_t first = peers_;
+  peers_ += static_cast<std::uint32_t>(addrs.size());
+  if (failed_.size() < peers_) failed_.resize(peers_, false);
+  for (std::uint32_t p = first; p < peers_; ++p) {
+    if (addrs[p - first].empty() && !failed_[p]) {
+      failed_[p] = true;  // never a member of anything: no listener call needed
+    }
+    if (failed_[p]) endpoint_->mark_peer_failed(static_cast<transport::PeerId>(p));
+  }
+  return Err::ok;
 }
 
 bool Engine::progress() {
@@ -300,6 +328,9 @@ void Engine::wait(Request* r) {
 }
 
 void Engine::drain_sends() {
+  // Receives are over: what others sent us unmatched (a collective cut short by a failure)
+  // is released so that their sends, and so their MPI_Finalize, complete.
+  endpoint_->discard_unexpected();
   wait_until([this] { return pending_sends_ == 0; });
 }
 

@@ -21,6 +21,8 @@ namespace ftmpi {
 
 class Engine {
  public:
+  // A process of the original job exchanges addresses with everybody; a REBUILD replacement
+  // only publishes its own and gets its peers from add_peers (rebuild.cpp).
   Err init(Runtime* runtime, std::string* err);
   void shutdown();
 
@@ -45,6 +47,12 @@ class Engine {
                     void (*hook)(Request&, void*), void* arg);
   // Declares a process failed as if the runtime had reported it (a peer learned it first).
   void declare_failed(std::uint32_t proc);
+
+  // REBUILD: appends processes peer_count(), peer_count()+1, ...; an empty address is a slot
+  // that never joined (a dead or never-started process) and is marked failed at once.
+  Err add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, std::string* err);
+  std::uint32_t peer_count() const { return peers_; }
+  std::vector<std::uint8_t> address() const { return endpoint_->address(); }
 
   // The user is done with a complete request; its record is recycled as soon as the transport
   // no longer refers to it.
@@ -88,7 +96,7 @@ class Engine {
   // Called (on our own thread, from progress) once per newly failed process, after the
   // transport has completed every operation addressed to it.
   void set_failure_listener(std::function<void(std::uint32_t)> f) { on_failure_ = std::move(f); }
-  bool is_failed(std::uint32_t proc) const { return failed_[proc]; }
+  bool is_failed(std::uint32_t proc) const { return proc < failed_.size() && failed_[proc]; }
 
   RequestPool& requests() { return requests_; }
   const std::string& provider() const { return endpoint_->provider_name(); }
@@ -113,7 +121,8 @@ class Engine {
   RequestPool requests_;
   WaitPolicy wait_policy_;
   std::uint32_t my_proc_ = 0;
-  std::vector<bool> failed_;
+  std::vector<bool> failed_;    // by process index; may reach beyond peers_ (failed early)
+  std::uint32_t peers_ = 0;      // processes the transport knows
   std::function<void(std::uint32_t)> on_failure_;
   std::size_t pending_sends_ = 0;
 };

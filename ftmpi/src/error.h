@@ -18,6 +18,8 @@ enum class [[nodiscard]] Err : int {
   root = MPI_ERR_ROOT,
   group = MPI_ERR_GROUP,
   op = MPI_ERR_OP,
+  topology = MPI_ERR_TOPOLOGY,
+  dims = MPI_ERR_DIMS,
   arg = MPI_ERR_ARG,
   truncate = MPI_ERR_TRUNCATE,
   other = MPI_ERR_OTHER,  // also: a process failure (FT-MPI's convention)

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "intercomm.h"
 #include "runtime.h"
 
 namespace ftmpi {
@@ -49,6 +50,7 @@ std::string failed_ranks_text(const Comm& comm) {
 
 void FaultHandler::on_process_failed(std::uint32_t proc) {
   comms_->for_each([&](Comm& c) {
+    if (c.inter) return intercomm_lost_process(c, proc, engine_);  // never repaired: FAILED
     if (proc >= c.rank_of_proc.size()) return;
     int r = c.rank_of_proc[proc];
     if (r < 0 || c.is_failed(r)) return;

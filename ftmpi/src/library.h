@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "error.h"
 #include "ft.h"
+#include "rebuild.h"
 #include "reduction.h"
 #include "runtime.h"
 
@@ -28,7 +29,8 @@ struct Library {
   Attributes attrs;
   FaultHandler ft{&comms, &engine, &runtime};
   Consensus consensus{&engine};
-  Constructor construct{&comms, &engine, &consensus};
+  Rebuilder rebuilder{&comms, &engine, &consensus, &runtime};
+  Constructor construct{&comms, &engine, &consensus, &rebuilder};
   bool initialized = false;
   bool finalized = false;
   int init_state = FTMPI_INIT_NEW;

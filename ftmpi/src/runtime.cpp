@@ -11,6 +11,7 @@ namespace ftmpi {
 namespace {
 
 Runtime* g_runtime_for_events = nullptr;
+constexpr const char* kAddressKey = "ftmpi.addr";
 
 bool get_u32(const pmix_proc_t* proc, const char* key, std::uint32_t* out) {
   pmix_value_t* val = nullptr;
@@ -84,6 +85,8 @@ bool Runtime::init(std::string* err) {
   }
   if (val != nullptr) PMIX_VALUE_RELEASE(val);
 
+  if (const char* plan = std::getenv("FTMPI_REBUILD_PLAN"); plan != nullptr) rebuild_plan_ = plan;
+
   g_runtime_for_events = this;
   pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED};
   PMIx_Register_event_handler(codes, 1, nullptr, 0, on_proc_failure, nullptr, nullptr);
@@ -97,37 +100,92 @@ bool Runtime::exchange_addresses(const std::vector<std::uint8_t>& mine,
     (*all)[0] = mine;
     return true;
   }
-  pmix_value_t value;
-  PMIX_VALUE_CONSTRUCT(&value);
-  value.type = PMIX_BYTE_OBJECT;
-  value.data.bo.bytes = reinterpret_cast<char*>(const_cast<std::uint8_t*>(mine.data()));
-  value.data.bo.size = mine.size();
-  pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, "ftmpi.addr", &value);
-  if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
-  if (rc == PMIX_SUCCESS) {
-    pmix_info_t collect;
-    bool yes = true;
-    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    rc = PMIx_Fence(nullptr, 0, &collect, 1);
-    PMIX_INFO_DESTRUCT(&collect);
-  }
+  if (!publish_address(mine, err)) return false;
+  pmix_info_t collect;
+  bool yes = true;
+  PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+  pmix_status_t rc = PMIx_Fence(nullptr, 0, &collect, 1);
+  PMIX_INFO_DESTRUCT(&collect);
   if (rc != PMIX_SUCCESS) {
     *err = std::string("address exchange failed: ") + PMIx_Error_string(rc);
     return false;
   }
   for (int r = 0; r < size_; ++r) {
-    pmix_proc_t peer;
-    PMIX_LOAD_PROCID(&peer, nspace_.c_str(), static_cast<pmix_rank_t>(r));
-    pmix_value_t* got = nullptr;
-    rc = PMIx_Get(&peer, "ftmpi.addr", nullptr, 0, &got);
-    if (rc != PMIX_SUCCESS || got == nullptr || got->type != PMIX_BYTE_OBJECT) {
-      *err = "no fabric address published by rank " + std::to_string(r);
-      if (got != nullptr) PMIX_VALUE_RELEASE(got);
+    if (!lookup_address(static_cast<std::uint32_t>(r), 0, &(*all)[static_cast<size_t>(r)], err)) {
       return false;
     }
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(got->data.bo.bytes);
-    (*all)[static_cast<size_t>(r)].assign(bytes, bytes + got->data.bo.size);
-    PMIX_VALUE_RELEASE(got);
+  }
+  return true;
+}
+
+bool Runtime::publish_address(const std::vector<std::uint8_t>& mine, std::string* err) {
+  pmix_value_t value;
+  PMIX_VALUE_CONSTRUCT(&value);
+  value.type = PMIX_BYTE_OBJECT;
+  value.data.bo.bytes = reinterpret_cast<char*>(const_cast<std::uint8_t*>(mine.data()));
+  value.data.bo.size = mine.size();
+  pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, kAddressKey, &value);
+  if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
+  if (rc != PMIX_SUCCESS) {
+    *err = std::string("publishing the fabric address failed: ") + PMIx_Error_string(rc);
+    return false;
+  }
+  return true;
+}
+
+bool Runtime::lookup_address(std::uint32_t index, int timeout_ms, std::vector<std::uint8_t>* out,
+                             std::string* err) {
+  pmix_proc_t peer;
+  PMIX_LOAD_PROCID(&peer, nspace_.c_str(), static_cast<pmix_rank_t>(index));
+  pmix_info_t info[1];
+  size_t ninfo = 0;
+  int seconds = (timeout_ms + 999) / 1000;
+  if (timeout_ms > 0) {
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &seconds, PMIX_INT);
+    ninfo = 1;
+  }
+  pmix_value_t* got = nullptr;
+  pmix_status_t rc = PMIx_Get(&peer, kAddressKey, ninfo > 0 ? info : nullptr, ninfo, &got);
+  if (ninfo > 0) PMIX_INFO_DESTRUCT(&info[0]);
+  if (rc != PMIX_SUCCESS || got == nullptr || got->type != PMIX_BYTE_OBJECT) {
+    *err = "no fabric address published by process " + std::to_string(index) + " (" +
+           PMIx_Error_string(rc) + ")";
+    if (got != nullptr) PMIX_VALUE_RELEASE(got);
+    return false;
+  }
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(got->data.bo.bytes);
+  out->assign(bytes, bytes + got->data.bo.size);
+  PMIX_VALUE_RELEASE(got);
+  return true;
+}
+
+bool Runtime::spawn(std::uint32_t count, std::uint32_t base, const std::string& plan,
+                    const std::vector<int>& ranks, std::string* err) {
+  if (!connected_) {
+    *err = "not started by a launcher that can start processes";
+    return false;
+  }
+  pmix_app_t app;
+  PMIX_APP_CONSTRUCT(&app);
+  app.cmd = strdup("ftmpi-replacement");  // the launcher runs the job's own program
+  app.maxprocs = static_cast<int>(count);
+  std::string entry = "FTMPI_REBUILD_PLAN=" + plan;
+  std::string replaces = "FTMPI_REPLACES=";
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    replaces += (i > 0 ? "," : "") + std::to_string(ranks[i]);
+  }
+  app.env = static_cast<char**>(calloc(3, sizeof(char*)));  // PMIX_APP_DESTRUCT frees it
+  app.env[0] = strdup(entry.c_str());
+  app.env[1] = strdup(replaces.c_str());
+  pmix_info_t info;
+  PMIX_INFO_LOAD(&info, "ftmpi.base", &base, PMIX_UINT32);
+  pmix_nspace_t child;
+  pmix_status_t rc = PMIx_Spawn(&info, 1, &app, 1, child);
+  PMIX_INFO_DESTRUCT(&info);
+  PMIX_APP_DESTRUCT(&app);
+  if (rc != PMIX_SUCCESS) {
+    *err = std::string("starting replacement processes failed: ") + PMIx_Error_string(rc);
+    return false;
   }
   return true;
 }

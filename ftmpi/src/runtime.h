@@ -29,6 +29,22 @@ class Runtime {
   bool exchange_addresses(const std::vector<std::uint8_t>& mine,
                           std::vector<std::vector<std::uint8_t>>* all, std::string* err);
 
+  // REBUILD (rebuild.cpp). A replacement process finds its instructions in its environment
+  // (FTMPI_REBUILD_PLAN, put there by the survivor that asked for it); its PMIx rank is its
+  // process index, which may exceed size().
+  bool is_replacement() const { return !rebuild_plan_.empty(); }
+  const std::string& rebuild_plan() const { return rebuild_plan_; }
+  // Asks the launcher for `count` processes of this job's program with process indices
+  // base..base+count-1 and `plan` in their environment. Blocks until they were started.
+  // `ranks` (the world ranks they take) is only for the launcher's reports.
+  bool spawn(std::uint32_t count, std::uint32_t base, const std::string& plan,
+             const std::vector<int>& ranks, std::string* err);
+  // Publishes our fabric address without a fence (a replacement joins a running job).
+  bool publish_address(const std::vector<std::uint8_t>& mine, std::string* err);
+  // The address process `index` published; waits up to timeout_ms for it to appear.
+  bool lookup_address(std::uint32_t index, int timeout_ms, std::vector<std::uint8_t>* out,
+                      std::string* err);
+
   // Failure notifications arrive on PMIx's thread; they are only queued here. The progress
   // engine checks `has_failures()` (one relaxed load) and drains them on its own thread.
   bool has_failures() const { return pending_failures_.load(std::memory_order_relaxed); }
@@ -43,6 +59,7 @@ class Runtime {
   int local_size_ = 1;
   std::string hostname_;
   std::string nspace_;
+  std::string rebuild_plan_;
   std::atomic<bool> pending_failures_{false};
   std::mutex failures_mutex_;
   std::vector<int> failures_;

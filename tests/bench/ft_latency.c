@@ -4,11 +4,15 @@
  * MPI_Comm_dup took to repair MPI_COMM_WORLD (repair). Rank 0 of the repaired communicator
  * prints the median and maximum over survivors:
  *   ft_latency: np 8 detect_median_ms 1.23 detect_max_ms 1.80 repair_median_ms 0.90 repair_max_ms 1.10
- * Run with: mpirun -n N --comm-mode shrink ft_latency [victim] */
+ * With --comm-mode rebuild the victim's replacement joins the repair; it reports how long its
+ * own start took (from its fork, as /proc/self/stat says to 10 ms, to the end of its MPI_Init),
+ * which the survivors' repair time includes:  ... replacement_start_ms 250.1
+ * Run with: mpirun -n N --comm-mode shrink|rebuild ft_latency [victim] */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,8 +27,38 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
+  double t_main = now();
   MPI_Init(&argc, &argv);
-  int rank, size;
+  int rank, size, init_state;
+  FTMPI_Init_state(&init_state);
+  double mine[3] = {-1, -1, -1};
+  MPI_Comm dup;
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/ftmpi-ftlat-%d", (int)getppid());
+  if (init_state == FTMPI_INIT_RESTARTED) {
+    /* A REBUILD replacement: MPI_Init returned with the world repaired; it joins the dup. */
+    mine[2] = 1e3 * (now() - t_main);
+    /* Field 22 of /proc/self/stat: start time in clock ticks since boot (CLOCK_BOOTTIME). */
+    FILE *st = fopen("/proc/self/stat", "r");
+    unsigned long long start_ticks = 0;
+    if (st) {
+      char buf[1024];
+      size_t len = fread(buf, 1, sizeof buf - 1, st);
+      buf[len] = 0;
+      fclose(st);
+      char *p = strrchr(buf, ')');
+      for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+      if (p) start_ticks = strtoull(p + 1, NULL, 10);
+    }
+    struct timespec bt;
+    clock_gettime(CLOCK_BOOTTIME, &bt);
+    if (start_ticks > 0) {
+      mine[2] = 1e3 * (bt.tv_sec + 1e-9 * bt.tv_nsec - (double)start_ticks / sysconf(_SC_CLK_TCK));
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    goto report;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int victim = argc > 1 ? atoi(argv[1]) : size - 1;
@@ -33,8 +67,6 @@ int main(int argc, char **argv) {
   if (rank == victim) {
     usleep(50000); /* everyone is blocked by now */
     /* Survivors learn the kill time through the file system (the victim cannot send it). */
-    char path[128];
-    snprintf(path, sizeof path, "/tmp/ftmpi-ftlat-%d", (int)getppid());
     FILE *f = fopen(path, "w");
     t_kill = now();
     if (f) { fprintf(f, "%.9f\n", t_kill); fclose(f); }
@@ -43,26 +75,32 @@ int main(int argc, char **argv) {
   int v;
   MPI_Recv(&v, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   double t_detect = now();
-  MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   double t_repair = now() - t_detect;
-  char path[128];
-  snprintf(path, sizeof path, "/tmp/ftmpi-ftlat-%d", (int)getppid());
   FILE *f = fopen(path, "r");
   if (f) { if (fscanf(f, "%lf", &t_kill) != 1) t_kill = 0; fclose(f); }
-  double mine[2] = {1e3 * (t_detect - t_kill), 1e3 * t_repair};
+  mine[0] = 1e3 * (t_detect - t_kill);
+  mine[1] = 1e3 * t_repair;
+report:;
   int n;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  double *all = malloc(sizeof(double) * 2 * n);
-  MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double *all = malloc(sizeof(double) * 3 * n);
+  MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
-    double *d = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n);
-    for (int i = 0; i < n; i++) { d[i] = all[2 * i]; r[i] = all[2 * i + 1]; }
-    qsort(d, n, sizeof(double), cmp);
-    qsort(r, n, sizeof(double), cmp);
-    printf("ft_latency: np %d detect_median_ms %.3f detect_max_ms %.3f repair_median_ms %.3f repair_max_ms %.3f\n",
-           size, d[n / 2], d[n - 1], r[n / 2], r[n - 1]);
+    /* Survivors only for detection and repair; the replacement for its start time. */
+    double *d = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n), start = -1;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      if (all[3 * i + 2] >= 0) start = all[3 * i + 2];
+      if (all[3 * i] < 0) continue;
+      d[m] = all[3 * i];
+      r[m++] = all[3 * i + 1];
+    }
+    qsort(d, m, sizeof(double), cmp);
+    qsort(r, m, sizeof(double), cmp);
+    printf("ft_latency: np %d detect_median_ms %.3f detect_max_ms %.3f repair_median_ms %.3f repair_max_ms %.3f"
+           " replacement_start_ms %.3f\n", size, d[m / 2], d[m - 1], r[m / 2], r[m - 1], start);
     unlink(path);
   }
   MPI_Comm_free(&dup);

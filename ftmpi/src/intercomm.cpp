@@ -1,0 +1,531 @@
+// Intercommunicators: construction (create, merge, dup), comparison, failure handling, and their
+// C API. See intercomm.h for the design.
+#include "intercomm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "group.h"
+#include "library.h"
+#include "match_bits.h"
+#include "monitor.h"
+
+namespace ftmpi {
+namespace {
+
+// Tags of the leaders' exchange on an intercommunicator's collective context, which nothing
+// else uses (collectives on intercommunicators are refused).
+constexpr int kMergeTag = 1;
+constexpr int kDupTag = 2;
+
+constexpr std::size_t kMaskBytes = CommTable::kContextPairs / 8;
+
+void put_u32(std::vector<std::uint8_t>* out, std::uint32_t v) {
+  std::uint8_t b[4];
+  std::memcpy(b, &v, 4);
+  out->insert(out->end(), b, b + 4);
+}
+
+bool get_u32(const std::vector<std::uint8_t>& in, std::size_t* pos, std::uint32_t* v) {
+  if (*pos + 4 > in.size()) return false;
+  std::memcpy(v, in.data() + *pos, 4);
+  *pos += 4;
+  return true;
+}
+
+void put_mask(std::vector<std::uint8_t>* out, const CommTable::ContextMask& m) {
+  std::size_t at = out->size();
+  out->resize(at + kMaskBytes, 0);
+  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+    if (m.test(i)) (*out)[at + i / 8] = static_cast<std::uint8_t>((*out)[at + i / 8] | (1u << (i % 8)));
+  }
+}
+
+// ORs a mask at *pos into *m.
+bool merge_mask(const std::vector<std::uint8_t>& in, std::size_t* pos, CommTable::ContextMask* m) {
+  if (*pos + kMaskBytes > in.size()) return false;
+  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+    if (in[*pos + i / 8] & (1u << (i % 8))) m->set(i);
+  }
+  *pos += kMaskBytes;
+  return true;
+}
+
+// An error as it travels between processes: its class and its detail text, so every member of
+// both groups reports the same thing.
+struct Outcome {
+  int cls = MPI_SUCCESS;
+  std::string text;
+
+  bool ok() const { return cls == MPI_SUCCESS; }
+  Err raise() const { return fail(static_cast<Err>(cls), "%s", text.c_str()); }
+};
+
+Outcome outcome_of(Err e) {
+  Outcome o;
+  if (e == Err::ok) return o;
+  int code = to_code(e);
+  o.cls = error_class_of(code);
+  char full[MPI_MAX_ERROR_STRING], base[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  if (error_text(code, full, &n) && error_text(o.cls, base, &n)) {
+    o.text = full;
+    std::string prefix = std::string(base) + ": ";
+    if (o.text.compare(0, prefix.size(), prefix) == 0) o.text.erase(0, prefix.size());
+  }
+  return o;
+}
+
+std::string text_of(int code) {
+  char s[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  return error_text(code, s, &n) ? std::string(s) : std::string("unknown error");
+}
+
+// [class][text length][text][mask][extra]: what a leader sends the other leader, and what it
+// hands its own group in the second round.
+std::vector<std::uint8_t> encode(const Outcome& o, const CommTable::ContextMask& mask,
+                                 const std::vector<std::uint8_t>& extra) {
+  std::vector<std::uint8_t> out;
+  put_u32(&out, static_cast<std::uint32_t>(o.cls));
+  put_u32(&out, static_cast<std::uint32_t>(o.text.size()));
+  out.insert(out.end(), o.text.begin(), o.text.end());
+  put_mask(&out, mask);
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+bool decode(const std::vector<std::uint8_t>& in, Outcome* o, CommTable::ContextMask* mask,
+            std::vector<std::uint8_t>* extra) {
+  std::size_t pos = 0;
+  std::uint32_t cls = 0, len = 0;
+  if (!get_u32(in, &pos, &cls) || !get_u32(in, &pos, &len) || pos + len > in.size()) return false;
+  o->cls = static_cast<int>(cls);
+  o->text.assign(in.begin() + static_cast<std::ptrdiff_t>(pos),
+                 in.begin() + static_cast<std::ptrdiff_t>(pos + len));
+  pos += len;
+  if (!merge_mask(in, &pos, mask)) return false;
+  extra->assign(in.begin() + static_cast<std::ptrdiff_t>(pos), in.end());
+  return true;
+}
+
+std::vector<int> rank_index(const std::vector<std::uint32_t>& procs, std::size_t nprocs) {
+  std::size_t n = nprocs;
+  for (std::uint32_t p : procs) n = std::max<std::size_t>(n, p + 1);
+  std::vector<int> out(n, -1);
+  for (std::size_t r = 0; r < procs.size(); ++r) out[procs[r]] = static_cast<int>(r);
+  return out;
+}
+
+int compare_lists(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+  if (a == b) return MPI_IDENT;
+  std::vector<std::uint32_t> x = a, y = b;
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+}  // namespace
+
+// Between the leaders: the communicator they talk over, the other leader's rank in it (a
+// remote rank if it is an intercommunicator), and the match context and tag.
+struct Intercomms::Channel {
+  Comm* comm = nullptr;
+  int peer = 0;
+  std::uint32_t context = 0;
+  int tag = 0;
+};
+
+// What every member of one group holds after agree_across.
+struct Intercomms::Across {
+  std::vector<std::pair<int, std::vector<std::uint8_t>>> local;  // local rank -> its `mine`
+  CommTable::ContextMask used;       // union over all members of both groups
+  std::vector<std::uint8_t> remote;  // the remote leader's extra bytes
+};
+
+std::size_t Intercomms::nprocs() const { return comms_->world()->rank_of_proc.size(); }
+
+std::uint32_t Intercomms::take_context(const CommTable::ContextMask& used) {
+  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+    if (!used.test(i)) {
+      auto context = static_cast<std::uint32_t>(2 * i);
+      comms_->mark_context_used(context);
+      // The id may have served a freed communicator: agreements on it (dup, merge of this
+      // intercommunicator) count from 0 again at every member.
+      consensus_->reset_context(context);
+      return context;
+    }
+  }
+  return 0;  // exhausted; callers check
+}
+
+Err Intercomms::leader_exchange(const Channel& ch, const std::vector<std::uint8_t>& send,
+                                std::vector<std::uint8_t>* received) {
+  // The largest message: an outcome with a full detail text and a whole job's process list.
+  const std::size_t max = 8 + MPI_MAX_ERROR_STRING + kMaskBytes + 8 + 4 * nprocs();
+  Request* rr = nullptr;
+  Request* sr = nullptr;
+  if (Err e = engine_->irecv(nullptr, max, ch.peer, ch.tag, ch.comm, ch.context, &rr); e != Err::ok) {
+    return e;
+  }
+  if (Err e = engine_->isend(send.data(), send.size(), ch.peer, ch.tag, ch.comm, ch.context, &sr);
+      e != Err::ok) {
+    engine_->cancel(rr);
+    engine_->wait(rr);
+    engine_->retire(rr);
+    return e;
+  }
+  engine_->wait(sr);
+  engine_->wait(rr);
+  int error = sr->error != MPI_SUCCESS ? sr->error : rr->error;
+  received->assign(rr->owned.begin(), rr->owned.begin() + static_cast<std::ptrdiff_t>(rr->bytes));
+  engine_->retire(sr);
+  engine_->retire(rr);
+  if (error != MPI_SUCCESS) {
+    return fail(Err::other, "exchange with the remote leader (rank %d of %s) failed: %s", ch.peer,
+                ch.comm->name.c_str(), text_of(error).c_str());
+  }
+  return Err::ok;
+}
+
+// The two-round agreement described in intercomm.h. Every member of `group` (an intracommunicator,
+// or an intercommunicator's local side) contributes `mine`; at the leader, plan(local, &channel,
+// &extra) checks what only the leader knows, names the channel to the other leader (left empty
+// when there is none) and the extra bytes to send it. Errors travel with the exchanged and the
+// broadcast bytes, so both groups end the call, with the same error, instead of one waiting.
+template <typename Plan>
+Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uint8_t>& mine,
+                             Plan&& plan, Across* out) {
+  std::vector<std::uint8_t> first;
+  put_mask(&first, comms_->used_contexts());
+  first.insert(first.end(), mine.begin(), mine.end());
+  Decision d;
+  if (Err e = consensus_->agree(group, std::move(first), &d); e != Err::ok) return e;
+  Outcome local;
+  if (!d.failed.empty()) {
+    for (int r : d.failed) {
+      std::uint32_t proc = group->procs[static_cast<std::size_t>(r)];
+      if (!engine_->is_failed(proc)) engine_->declare_failed(proc);
+    }
+    local = outcome_of(fail(Err::other, "%zu process(es) of %s failed; intercommunicators are not "
+                            "built over failures or repaired", d.failed.size(), group->name.c_str()));
+  }
+  out->used = comms_->used_contexts();
+  for (auto& [rank, bytes] : d.contributions) {
+    std::size_t pos = 0;
+    if (!merge_mask(bytes, &pos, &out->used)) return fail(Err::intern, "malformed contribution");
+    out->local.emplace_back(rank, std::vector<std::uint8_t>(bytes.begin() + kMaskBytes, bytes.end()));
+  }
+
+  std::vector<std::uint8_t> second;
+  if (group->rank == leader) {
+    Channel ch;
+    std::vector<std::uint8_t> extra;
+    Outcome planned = outcome_of(plan(*out, &ch, &extra));
+    Outcome result = local.ok() ? planned : local;
+    CommTable::ContextMask remote_mask;
+    std::vector<std::uint8_t> remote_extra;
+    if (ch.comm != nullptr) {
+      std::vector<std::uint8_t> received;
+      Outcome remote;
+      if (Err e = leader_exchange(ch, encode(result, out->used, extra), &received); e != Err::ok) {
+        if (result.ok()) result = outcome_of(e);
+      } else if (!decode(received, &remote, &remote_mask, &remote_extra)) {
+        if (result.ok()) result = outcome_of(fail(Err::intern, "malformed message from the remote leader"));
+      } else if (!remote.ok() && result.ok()) {
+        result = remote;
+        result.text = "the remote group failed: " + remote.text;
+      }
+    }
+    second = encode(result, remote_mask, remote_extra);
+  }
+  Decision d2;
+  if (Err e = consensus_->agree(group, std::move(second), &d2); e != Err::ok) return e;
+  auto from_leader = std::find_if(d2.contributions.begin(), d2.contributions.end(),
+                                  [leader](const auto& c) { return c.first == leader; });
+  if (from_leader == d2.contributions.end()) {
+    return fail(Err::other, "the local leader (rank %d of %s) failed", leader, group->name.c_str());
+  }
+  Outcome result;
+  if (!decode(from_leader->second, &result, &out->used, &out->remote)) {
+    return fail(Err::intern, "malformed message from the local leader");
+  }
+  return result.ok() ? Err::ok : result.raise();
+}
+
+Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                       int tag, MPI_Comm* out) {
+  auto plan = [&](const Across&, Channel* ch, std::vector<std::uint8_t>* extra) {
+    Comm* peer = nullptr;
+    if (comms_->lookup(peer_comm, &peer) != Err::ok) {
+      return fail(Err::comm, "peer_comm %d at the local leader is not a valid communicator",
+                  peer_comm);
+    }
+    if (remote_leader < 0 || remote_leader >= peer->peer_size()) {
+      return fail(Err::rank, "remote_leader %d outside 0..%d of the peer communicator %s",
+                  remote_leader, peer->peer_size() - 1, peer->name.c_str());
+    }
+    if (peer->peer_procs()[static_cast<std::size_t>(remote_leader)] == engine_->my_proc()) {
+      return fail(Err::rank, "remote_leader %d of %s is the local leader itself", remote_leader,
+                  peer->name.c_str());
+    }
+    *ch = Channel{peer, remote_leader, peer->context, tag};
+    put_u32(extra, static_cast<std::uint32_t>(local->procs.size()));
+    for (std::uint32_t p : local->procs) put_u32(extra, p);
+    return Err::ok;
+  };
+  Across a;
+  if (Err e = agree_across(local, local_leader, {}, plan, &a); e != Err::ok) return e;
+
+  // Both groups run the same checks on the same two lists, so they fail together.
+  std::vector<std::uint32_t> remote;
+  std::size_t pos = 0;
+  std::uint32_t n = 0;
+  if (!get_u32(a.remote, &pos, &n) || n == 0 || a.remote.size() != 4 + 4 * std::size_t{n}) {
+    return fail(Err::intern, "malformed remote group from the remote leader");
+  }
+  std::vector<std::uint32_t> sorted_local = local->procs;
+  std::sort(sorted_local.begin(), sorted_local.end());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint32_t p = 0;
+    (void)get_u32(a.remote, &pos, &p);
+    if (p >= match::kMaxProcesses) return fail(Err::intern, "remote group names process %u", p);
+    if (std::binary_search(sorted_local.begin(), sorted_local.end(), p)) {
+      return fail(Err::comm, "process %u is in both groups: the local and remote groups of an "
+                  "intercommunicator must be disjoint", p);
+    }
+    remote.push_back(p);
+  }
+  std::uint32_t context = take_context(a.used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+
+  auto c = std::make_unique<Comm>();
+  c->inter = true;
+  c->context = context;
+  c->coll_context = context + 1;
+  c->procs = local->procs;
+  c->rank_of_proc = local->rank_of_proc;
+  c->rank = local->rank;
+  c->remote_rank_of_proc = rank_index(remote, nprocs());
+  c->remote_procs = std::move(remote);
+  // Sized for both groups so the point-to-point fast check may index it with a remote rank;
+  // only local ranks are ever marked (intercomm_lost_process), and then the state is FAILED.
+  c->proc_state.assign(std::max(c->procs.size(), c->remote_procs.size()), FTMPI_PROC_OK);
+  c->errhandler = local->errhandler;
+  c->comm_mode = local->comm_mode;
+  c->msg_mode = local->msg_mode;
+  c->coll_mode = local->coll_mode;
+  c->name = "intercomm of " + local->name;
+  *out = comms_->add(std::move(c));
+  return Err::ok;
+}
+
+Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
+  std::vector<std::uint8_t> mine;
+  put_u32(&mine, high ? 1 : 0);
+  // A group whose members disagree on `high` sends 2, and both groups refuse.
+  constexpr std::uint32_t kMixed = 2;
+  auto group_high = [](const Across& a) {
+    std::uint32_t first = 0;
+    for (std::size_t i = 0; i < a.local.size(); ++i) {
+      std::uint32_t h = 0;
+      std::size_t pos = 0;
+      if (!get_u32(a.local[i].second, &pos, &h)) return kMixed;
+      if (i == 0) first = h;
+      if (h != first) return kMixed;
+    }
+    return first;
+  };
+  auto plan = [&](const Across& a, Channel* ch, std::vector<std::uint8_t>* extra) {
+    *ch = Channel{ic, 0, ic->coll_context, kMergeTag};
+    put_u32(extra, group_high(a));
+    return Err::ok;
+  };
+  Across a;
+  if (Err e = agree_across(ic, 0, mine, plan, &a); e != Err::ok) return e;
+  std::uint32_t local_high = group_high(a), remote_high = kMixed;
+  std::size_t pos = 0;
+  (void)get_u32(a.remote, &pos, &remote_high);
+  if (local_high == kMixed || remote_high == kMixed) {
+    return fail(Err::arg, "the processes of the %s group of %s passed different values of high",
+                local_high == kMixed ? "local" : "remote", ic->name.c_str());
+  }
+  // MPI-1.3 5.6.2: the high=false group comes first. With equal values the order is ours to
+  // pick; both sides must pick the same: the group holding the lower process index goes first.
+  bool local_first = local_high != remote_high ? local_high == 0
+                                               : ic->procs[0] < ic->remote_procs[0];
+  std::uint32_t context = take_context(a.used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+
+  auto c = std::make_unique<Comm>();
+  c->context = context;
+  c->coll_context = context + 1;
+  const auto& first = local_first ? ic->procs : ic->remote_procs;
+  const auto& second = local_first ? ic->remote_procs : ic->procs;
+  c->procs = first;
+  c->procs.insert(c->procs.end(), second.begin(), second.end());
+  c->rank_of_proc = rank_index(c->procs, nprocs());
+  c->rank = c->rank_of_proc[engine_->my_proc()];
+  c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
+  c->errhandler = ic->errhandler;
+  c->comm_mode = ic->comm_mode;
+  c->msg_mode = ic->msg_mode;
+  c->coll_mode = ic->coll_mode;
+  c->name = "merge of " + ic->name;
+  *out = comms_->add(std::move(c));
+  return Err::ok;
+}
+
+Err Intercomms::dup(Comm* ic, MPI_Comm* out) {
+  auto plan = [&](const Across&, Channel* ch, std::vector<std::uint8_t>*) {
+    *ch = Channel{ic, 0, ic->coll_context, kDupTag};
+    return Err::ok;
+  };
+  Across a;
+  if (Err e = agree_across(ic, 0, {}, plan, &a); e != Err::ok) return e;
+  std::uint32_t context = take_context(a.used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+  auto c = std::make_unique<Comm>();
+  c->inter = true;
+  c->context = context;
+  c->coll_context = context + 1;
+  c->procs = ic->procs;
+  c->rank_of_proc = ic->rank_of_proc;
+  c->rank = ic->rank;
+  c->remote_procs = ic->remote_procs;
+  c->remote_rank_of_proc = ic->remote_rank_of_proc;
+  c->proc_state.assign(ic->proc_state.size(), FTMPI_PROC_OK);
+  c->errhandler = ic->errhandler;
+  c->comm_mode = ic->comm_mode;
+  c->msg_mode = ic->msg_mode;
+  c->coll_mode = ic->coll_mode;
+  c->name = "dup of " + ic->name;
+  *out = comms_->add(std::move(c));
+  return Err::ok;
+}
+
+int intercomm_compare(const Comm& a, const Comm& b) {
+  if (a.inter != b.inter) return MPI_UNEQUAL;
+  int local = compare_lists(a.procs, b.procs);
+  int remote = compare_lists(a.remote_procs, b.remote_procs);
+  if (local == MPI_IDENT && remote == MPI_IDENT) return MPI_CONGRUENT;
+  if (local != MPI_UNEQUAL && remote != MPI_UNEQUAL) return MPI_SIMILAR;
+  return MPI_UNEQUAL;
+}
+
+Err intercomm_dup(Comm* ic, MPI_Comm* out) {
+  if (ic->state != FTMPI_COMM_OK) {
+    return fail(Err::other, "%s has failed; intercommunicators are not repaired", ic->name.c_str());
+  }
+  Library& l = lib();
+  return Intercomms(&l.comms, &l.engine, &l.consensus).dup(ic, out);
+}
+
+void intercomm_lost_process(Comm& c, std::uint32_t proc, Engine* engine) {
+  bool local = proc < c.rank_of_proc.size() && c.rank_of_proc[proc] >= 0;
+  bool remote = proc < c.remote_rank_of_proc.size() && c.remote_rank_of_proc[proc] >= 0;
+  if (!local && !remote) return;
+  if (local) {
+    // Consensus over the local group (dup, merge) must stop waiting for this member.
+    int r = c.rank_of_proc[proc];
+    if (!c.is_failed(r)) {
+      c.proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+      c.failed.push_back(r);
+    }
+  }
+  c.tainted = true;
+  c.state = FTMPI_COMM_FAILED;
+  monitor().comm_changed(c);
+  engine->requests().for_each_live([&](Request& q) {
+    if (q.comm != &c || q.complete) return;
+    if (q.kind != Request::Kind::send && q.kind != Request::Kind::recv) return;
+    engine->purge(&q, to_code(fail(Err::other, "process %u of intercommunicator %s failed; "
+                                   "intercommunicators are not repaired", proc, c.name.c_str())));
+  });
+}
+
+}  // namespace ftmpi
+
+// ---- C API ----
+using namespace ftmpi;
+
+namespace {
+Err find(MPI_Comm comm, Comm** c, const char* fn) {
+  if (Err e = check_initialized(fn); e != Err::ok) return e;
+  return lib().comms.lookup(comm, c);
+}
+
+Err find_inter(MPI_Comm comm, Comm** c, const char* fn) {
+  if (Err e = find(comm, c, fn); e != Err::ok) return e;
+  if (!(*c)->inter) return fail(Err::comm, "%s: %s is not an intercommunicator", fn, (*c)->name.c_str());
+  return Err::ok;
+}
+
+Intercomms intercomms() {
+  Library& l = lib();
+  return Intercomms(&l.comms, &l.engine, &l.consensus);
+}
+}  // namespace
+
+extern "C" {
+
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  Comm* c = nullptr;
+  if (Err e = find(comm, &c, "MPI_Comm_test_inter"); e != Err::ok) return raise(c, e);
+  if (flag == nullptr) return raise(c, fail(Err::arg, "flag pointer is NULL"));
+  *flag = c->inter ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  Comm* c = nullptr;
+  if (Err e = find_inter(comm, &c, "MPI_Comm_remote_size"); e != Err::ok) return raise(c, e);
+  if (size == nullptr) return raise(c, fail(Err::arg, "size pointer is NULL"));
+  *size = static_cast<int>(c->remote_procs.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  Comm* c = nullptr;
+  if (Err e = find_inter(comm, &c, "MPI_Comm_remote_group"); e != Err::ok) return raise(c, e);
+  if (group == nullptr) return raise(c, fail(Err::arg, "group pointer is NULL"));
+  *group = make_group(c->remote_procs, lib().engine.my_proc());
+  return MPI_SUCCESS;
+}
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm* newintercomm) {
+  Comm* c = nullptr;
+  if (Err e = find(local_comm, &c, "MPI_Intercomm_create"); e != Err::ok) return raise(c, e);
+  if (c->inter) {
+    return raise(c, fail(Err::comm, "local_comm %s is an intercommunicator; it must be an "
+                         "intracommunicator", c->name.c_str()));
+  }
+  if (newintercomm == nullptr) return raise(c, fail(Err::arg, "newintercomm pointer is NULL"));
+  if (local_leader < 0 || local_leader >= c->size()) {
+    return raise(c, fail(Err::rank, "local_leader %d outside 0..%d of %s", local_leader,
+                         c->size() - 1, c->name.c_str()));
+  }
+  if (tag < 0 || tag > match::kMaxTag) {
+    return raise(c, fail(Err::tag, "tag %d outside 0..MPI_TAG_UB (%d)", tag, match::kMaxTag));
+  }
+  if (c->state != FTMPI_COMM_OK) {
+    if (Err e = lib().ft.check(c, FaultHandler::kWholeComm); e != Err::ok) return raise(c, e);
+  }
+  return raise(c, intercomms().create(c, local_leader, peer_comm, remote_leader, tag, newintercomm));
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  Comm* c = nullptr;
+  if (Err e = find_inter(intercomm, &c, "MPI_Intercomm_merge"); e != Err::ok) return raise(c, e);
+  if (newintracomm == nullptr) return raise(c, fail(Err::arg, "newintracomm pointer is NULL"));
+  if (c->state != FTMPI_COMM_OK) {
+    return raise(c, fail(Err::other, "%s has failed; intercommunicators are not repaired",
+                         c->name.c_str()));
+  }
+  return raise(c, intercomms().merge(c, high != 0, newintracomm));
+}
+
+}  // extern "C"

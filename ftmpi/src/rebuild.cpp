@@ -1,0 +1,279 @@
+#include "rebuild.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "match_bits.h"
+#include "monitor.h"
+
+namespace ftmpi {
+namespace {
+
+void put(std::vector<std::uint32_t>* w, std::uint32_t v) { w->push_back(v); }
+
+std::uint64_t now_ms() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+}  // namespace
+
+// Text form (it travels in an environment variable): hex of little-endian 32-bit words
+// base, count, leader, context, coll_context, comm_mode, msg_mode, coll_mode, sequence,
+// world size, world[...], then the context mask, one bit per pair.
+std::string RebuildPlan::encode() const {
+  std::vector<std::uint32_t> w;
+  for (std::uint32_t v : {base, count, leader, context, coll_context,
+                          static_cast<std::uint32_t>(comm_mode), static_cast<std::uint32_t>(msg_mode),
+                          static_cast<std::uint32_t>(coll_mode), sequence,
+                          static_cast<std::uint32_t>(world.size())}) {
+    put(&w, v);
+  }
+  for (std::uint32_t p : world) put(&w, p);
+  for (std::size_t i = 0; i < CommTable::kContextPairs; i += 32) {
+    std::uint32_t bits = 0;
+    for (std::size_t b = 0; b < 32; ++b) {
+      if (used.test(i + b)) bits |= 1u << b;
+    }
+    put(&w, bits);
+  }
+  std::string out;
+  out.reserve(w.size() * 8);
+  for (std::uint32_t v : w) {
+    for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kHex[(v >> shift) & 0xf]);
+  }
+  return out;
+}
+
+bool RebuildPlan::decode(const std::string& text, RebuildPlan* out) {
+  if (text.size() % 8 != 0) return false;
+  std::vector<std::uint32_t> w;
+  for (std::size_t i = 0; i < text.size(); i += 8) {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 8; ++k) {
+      const char* at = std::strchr(kHex, text[i + k]);
+      if (at == nullptr || *at == '\0') return false;
+      v = (v << 4) | static_cast<std::uint32_t>(at - kHex);
+    }
+    w.push_back(v);
+  }
+  constexpr std::size_t kFixed = 10;
+  constexpr std::size_t kMaskWords = CommTable::kContextPairs / 32;
+  if (w.size() < kFixed || w[9] > match::kMaxProcesses || w.size() != kFixed + w[9] + kMaskWords) {
+    return false;
+  }
+  RebuildPlan p;
+  p.base = w[0];
+  p.count = w[1];
+  p.leader = w[2];
+  p.context = w[3];
+  p.coll_context = w[4];
+  p.comm_mode = static_cast<std::int32_t>(w[5]);
+  p.msg_mode = static_cast<std::int32_t>(w[6]);
+  p.coll_mode = static_cast<std::int32_t>(w[7]);
+  p.sequence = w[8];
+  p.world.assign(w.begin() + kFixed, w.begin() + kFixed + w[9]);
+  for (std::size_t i = 0; i < kMaskWords; ++i) {
+    for (std::size_t b = 0; b < 32; ++b) {
+      if (w[kFixed + w[9] + i] & (1u << b)) p.used.set(i * 32 + b);
+    }
+  }
+  *out = std::move(p);
+  return true;
+}
+
+int Rebuilder::timeout_ms() const {
+  const char* v = std::getenv("FTMPI_REBUILD_TIMEOUT");
+  int seconds = v != nullptr ? std::atoi(v) : 0;
+  return (seconds > 0 ? seconds : 30) * 1000;
+}
+
+Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t context,
+                       const CommTable::ContextMask& used) {
+  RebuildPlan plan;
+  plan.base = next_index_;
+  plan.count = static_cast<std::uint32_t>(fill.size());
+  next_index_ += plan.count;  // advanced by every survivor alike, whatever happens next
+  int leader_rank = -1;
+  for (int r = 0; r < w->size() && leader_rank < 0; ++r) {
+    if (!w->is_failed(r)) leader_rank = r;
+  }
+  if (leader_rank < 0) return fail(Err::other, "every process of %s has failed", w->name.c_str());
+  plan.leader = w->procs[static_cast<std::size_t>(leader_rank)];
+  if (w->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND) {
+    for (int r = 0; r < w->size(); ++r) {
+      if (!w->is_failed(r)) plan.world.push_back(w->procs[static_cast<std::size_t>(r)]);
+    }
+    for (std::uint32_t i = 0; i < plan.count; ++i) plan.world.push_back(plan.base + i);
+  } else {
+    plan.world = w->procs;
+    for (std::uint32_t i = 0; i < plan.count; ++i) {
+      plan.world[static_cast<std::size_t>(fill[i])] = plan.base + i;
+    }
+  }
+  const bool nop = w->msg_mode == FTMPI_MSG_MODE_NOP;
+  plan.context = nop ? context : w->context;
+  plan.coll_context = context + 1;
+  plan.comm_mode = w->comm_mode;
+  plan.msg_mode = w->msg_mode;
+  plan.coll_mode = w->coll_mode;
+  plan.sequence = nop ? 0 : consensus_->next_sequence(w->context);
+  plan.used = used;
+
+  const std::uint32_t me = engine_->my_proc();
+  std::vector<std::uint32_t> survivors;
+  for (int r = 0; r < w->size(); ++r) {
+    if (!w->is_failed(r)) survivors.push_back(w->procs[static_cast<std::size_t>(r)]);
+  }
+  std::vector<std::uint8_t> spawned(1, 0);
+  if (me == plan.leader) {
+    std::string why;
+    std::vector<int> ranks;  // the world ranks the new processes take (the launcher shows them)
+    for (std::uint32_t i = 0; i < plan.count; ++i) {
+      const auto at = std::find(plan.world.begin(), plan.world.end(), plan.base + i);
+      ranks.push_back(static_cast<int>(at - plan.world.begin()));
+    }
+    spawned[0] = runtime_->spawn(plan.count, plan.base, plan.encode(), ranks, &why) ? 1 : 0;
+    for (std::uint32_t s : survivors) {
+      if (s != me) consensus_->post_note(s, kChannel, plan.base, kSpawned, spawned);
+    }
+    if (spawned[0] == 0) return fail(Err::other, "REBUILD of %s: %s", w->name.c_str(), why.c_str());
+  } else {
+    bool got = false;
+    engine_->wait_until([&] {
+      got = consensus_->take_note(kChannel, plan.base, kSpawned, plan.leader, &spawned);
+      return got || engine_->is_failed(plan.leader);
+    });
+    if (!got) {
+      return fail(Err::other, "rank %d, which was starting the replacements for %s, failed; repair again",
+                  leader_rank, w->name.c_str());
+    }
+    if (spawned.empty() || spawned[0] == 0) {
+      return fail(Err::other, "REBUILD of %s: the launcher could not start replacement processes",
+                  w->name.c_str());
+    }
+  }
+
+  // Each replacement says hello once it can reach us; then we can look up its address.
+  std::vector<bool> joined(plan.count, false);
+  const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
+  engine_->wait_until([&] {
+    bool all = true;
+    for (std::uint32_t i = 0; i < plan.count; ++i) {
+      const std::uint32_t p = plan.base + i;
+      if (!joined[i]) joined[i] = consensus_->take_note(kChannel, plan.base, kHello, p, nullptr);
+      all = all && (joined[i] || engine_->is_failed(p));
+    }
+    return all || now_ms() > deadline;
+  });
+  std::vector<std::vector<std::uint8_t>> addrs;
+  for (std::uint32_t p = engine_->peer_count(); p < plan.base + plan.count; ++p) {
+    addrs.emplace_back();
+    if (!plan.is_new(p) || !joined[p - plan.base] || engine_->is_failed(p)) continue;
+    std::string why;
+    if (!runtime_->lookup_address(p, timeout_ms(), &addrs.back(), &why)) {
+      addrs.back().clear();
+      joined[p - plan.base] = false;
+    }
+  }
+  std::string why;
+  if (engine_->add_peers(addrs, &why) != Err::ok) return fail(Err::intern, "%s", why.c_str());
+  for (std::uint32_t i = 0; i < plan.count; ++i) {
+    if (joined[i]) consensus_->post_note(plan.base + i, kChannel, plan.base, kWelcome, {});
+  }
+
+  // The repaired world. A replacement that died on the way is a new failure of its rank.
+  w->procs = plan.world;
+  w->rank_of_proc.assign(std::max<std::size_t>(w->rank_of_proc.size(), plan.base + plan.count), -1);
+  for (std::size_t r = 0; r < w->procs.size(); ++r) w->rank_of_proc[w->procs[r]] = static_cast<int>(r);
+  w->rank = w->rank_of_proc[me];
+  w->proc_state.assign(w->procs.size(), FTMPI_PROC_OK);
+  w->failed.clear();
+  for (std::uint32_t i = 0; i < plan.count; ++i) {
+    const int r = w->rank_of_proc[plan.base + i];
+    if (!joined[i] || engine_->is_failed(plan.base + i)) {
+      if (!engine_->is_failed(plan.base + i)) engine_->declare_failed(plan.base + i);
+      w->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+      w->failed.push_back(r);
+    }
+  }
+  if (nop) {
+    w->context = plan.context;
+    consensus_->reset_context(plan.context);
+  }
+  w->coll_context = plan.coll_context;
+  return Err::ok;
+}
+
+Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
+  RebuildPlan plan;
+  if (!RebuildPlan::decode(runtime_->rebuild_plan(), &plan)) {
+    return fail(Err::intern, "malformed FTMPI_REBUILD_PLAN in the environment");
+  }
+  const std::uint32_t me = static_cast<std::uint32_t>(runtime_->rank());
+  if (!plan.is_new(me)) return fail(Err::intern, "process %u is not part of its rebuild plan", me);
+  next_index_ = plan.base + plan.count;
+
+  // Everybody in the new world is reachable; the rest of the indices are placeholders.
+  std::vector<bool> member(plan.base + plan.count, false);
+  for (std::uint32_t p : plan.world) {
+    if (p < member.size()) member[p] = true;
+  }
+  std::vector<std::vector<std::uint8_t>> addrs(plan.base + plan.count);
+  for (std::uint32_t p = 0; p < addrs.size(); ++p) {
+    std::string why;
+    if (p == me) {
+      addrs[p] = engine_->address();
+    } else if (member[p] && !runtime_->lookup_address(p, timeout_ms(), &addrs[p], &why)) {
+      addrs[p].clear();  // it is gone already: a failure the application will see
+    }
+  }
+  std::string why;
+  if (engine_->add_peers(addrs, &why) != Err::ok) return fail(Err::intern, "%s", why.c_str());
+
+  comms_->init(plan.world, me, default_comm_mode, default_msg_mode);
+  Comm* w = comms_->world();
+  w->context = plan.context;
+  w->coll_context = plan.coll_context;
+  w->comm_mode = plan.comm_mode;
+  w->msg_mode = plan.msg_mode;
+  w->coll_mode = plan.coll_mode;
+  w->errhandler = MPI_ERRORS_RETURN;  // REBUILD is a fault-tolerant mode
+  comms_->adopt_contexts(plan.used);
+  consensus_->reset_context(plan.context);
+  consensus_->set_next_sequence(plan.context, plan.sequence);
+
+  std::vector<std::uint32_t> survivors;
+  for (std::uint32_t p : plan.world) {
+    if (!plan.is_new(p)) survivors.push_back(p);
+  }
+  for (std::uint32_t s : survivors) consensus_->post_note(s, kChannel, plan.base, kHello, {});
+  std::vector<bool> welcomed(survivors.size(), false);
+  const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
+  engine_->wait_until([&] {
+    bool all = true;
+    for (std::size_t i = 0; i < survivors.size(); ++i) {
+      if (!welcomed[i]) {
+        welcomed[i] = consensus_->take_note(kChannel, plan.base, kWelcome, survivors[i], nullptr);
+      }
+      all = all && (welcomed[i] || engine_->is_failed(survivors[i]));
+    }
+    return all || now_ms() > deadline;
+  });
+  for (std::size_t i = 0; i < survivors.size(); ++i) {
+    if (!welcomed[i] && !engine_->is_failed(survivors[i])) {
+      return fail(Err::other, "process %u did not welcome this replacement within %d s", survivors[i],
+                  timeout_ms() / 1000);
+    }
+  }
+  w->state = FTMPI_COMM_OK;
+  monitor().comm_changed(*w);
+  return Err::ok;
+}
+
+}  // namespace ftmpi

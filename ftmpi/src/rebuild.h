@@ -1,0 +1,77 @@
+// REBUILD (SPEC 4.2, 4.7): replacement processes take the failed ranks of MPI_COMM_WORLD.
+//
+// Survivors, inside the repair of MPI_COMM_WORLD (after the agreement fixed the failed set):
+//   1. every survivor computes the same plan: new process indices base.., the repaired world,
+//      its context ids and agreement counter (the indices come from a counter every survivor
+//      advances identically, so they need no extra round);
+//   2. the lowest surviving rank asks the daemon (PMIx spawn) to start the job's program with
+//      the plan in its environment and tells the other survivors it did (a "spawned" note);
+//   3. each replacement publishes its fabric address, inserts everybody's, and sends "hello"
+//      to every survivor; a survivor that got a replacement's hello looks up its address
+//      (published by then), inserts it and answers "welcome";
+//   4. a replacement returns from MPI_Init when every survivor welcomed it (or died).
+// So no process sends to a peer before that peer can map it to a process index. A survivor
+// that dies meanwhile is simply a new failure after the repair; if the spawning survivor dies
+// before its note, the repair fails with MPI_ERR_OTHER and the next one starts over with
+// fresh indices (the interrupted ones, if started, give up after FTMPI_REBUILD_TIMEOUT).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm.h"
+#include "consensus.h"
+#include "engine.h"
+#include "error.h"
+#include "runtime.h"
+
+namespace ftmpi {
+
+struct RebuildPlan {
+  std::uint32_t base = 0;    // first new process index; also names the hand-shake
+  std::uint32_t count = 0;   // new processes
+  std::uint32_t leader = 0;  // process index of the survivor that asked for them
+  std::vector<std::uint32_t> world;  // MPI_COMM_WORLD rank -> process index, after the rebuild
+  std::uint32_t context = 0;
+  std::uint32_t coll_context = 1;
+  std::int32_t comm_mode = 0, msg_mode = 0, coll_mode = 0;
+  std::uint32_t sequence = 0;        // next agreement number on `context`
+  CommTable::ContextMask used;       // context ids in use by the survivors
+
+  std::string encode() const;
+  static bool decode(const std::string& text, RebuildPlan* out);
+  bool is_new(std::uint32_t proc) const { return proc >= base && proc < base + count; }
+};
+
+class Rebuilder {
+ public:
+  Rebuilder(CommTable* comms, Engine* engine, Consensus* consensus, Runtime* runtime)
+      : comms_(comms), engine_(engine), consensus_(consensus), runtime_(runtime) {}
+
+  // Survivor side. `world` has the agreed failed ranks marked FAILED; `fill` are the ranks to
+  // replace (ascending), `context` the ids the repaired world uses, `used` every id in use.
+  Err rebuild(Comm* world, const std::vector<int>& fill, std::uint32_t context,
+              const CommTable::ContextMask& used);
+  // Replacement side, from MPI_Init: joins the job as the plan says and builds the world.
+  Err join(int default_comm_mode, int default_msg_mode);
+
+  // Process indices handed out so far (the next rebuild starts there).
+  void set_next_index(std::uint32_t n) { next_index_ = n; }
+
+ private:
+  static constexpr std::uint32_t kChannel = 0xffff;  // no communicator has this context id
+  static constexpr int kSpawned = Consensus::kFirstNoteType;
+  static constexpr int kHello = Consensus::kFirstNoteType + 1;
+  static constexpr int kWelcome = Consensus::kFirstNoteType + 2;
+
+  int timeout_ms() const;
+
+  CommTable* comms_;
+  Engine* engine_;
+  Consensus* consensus_;
+  Runtime* runtime_;
+  std::uint32_t next_index_ = 0;
+};
+
+}  // namespace ftmpi

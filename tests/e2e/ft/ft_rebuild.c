@@ -1,0 +1,157 @@
+/* REBUILD: an iterative computation loses ranks and gets them back.
+ *   ft_rebuild ITERATIONS KILL...     KILL = RANK@ITERATION, e.g. 2@3 0@7 2@12
+ *   ft_rebuild ITERATIONS blank KILL...   run with --comm-mode blank: the first repair leaves a
+ *                                         gap, which is checked, then MPI_COMM_WORLD is switched
+ *                                         to REBUILD and repaired again, which fills it
+ * At iteration ITERATION, the process that is then world rank RANK SIGKILLs itself (once per
+ * KILL: a marker file in $PIDDIR says it happened, so a replacement does not repeat it).
+ * Every iteration is an MPI_Allreduce of (rank + iteration). On an error every survivor calls
+ * MPI_Comm_dup(MPI_COMM_WORLD) (repair, then construct); a replacement's MPI_Init returns with
+ * FTMPI_INIT_RESTARTED and it calls the same MPI_Comm_dup. Then the process with the most
+ * progress hands its state (iteration, accumulated sum) to everybody and all go on. The
+ * result is checked against the closed form, sizes/ranks/states are checked after every
+ * rebuild, and the survivors' repair time (error return to end of MPI_Comm_dup) is printed. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures, wrank;
+#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
+  fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void maybe_die(int argc, char **argv, int it) {
+  for (int i = 2; i < argc; i++) {
+    int r, at;
+    if (sscanf(argv[i], "%d@%d", &r, &at) != 2 || r != wrank || at != it) continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/killed.%d", getenv("PIDDIR") ? getenv("PIDDIR") : "/tmp", i);
+    if (access(path, F_OK) == 0) continue;
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+    raise(SIGKILL);
+  }
+}
+
+/* After a rebuild: everybody adopts the state of the process that got furthest. */
+static void resync(MPI_Comm comm, int restarted, int *it, long *acc) {
+  struct { int it; int rank; } mine = { restarted ? -1 : *it, wrank }, best;
+  int rc = MPI_Allreduce(&mine, &best, 1, MPI_2INT, MPI_MAXLOC, comm);
+  CHECK(rc == MPI_SUCCESS, "resync allreduce rc %d", rc);
+  CHECK(best.it >= 0, "nobody has any state");
+  long state[2] = { best.it, *acc };
+  rc = MPI_Bcast(state, 2, MPI_LONG, best.rank, comm);
+  CHECK(rc == MPI_SUCCESS, "resync bcast rc %d", rc);
+  *it = (int)state[0];
+  *acc = state[1];
+}
+
+static void check_world(int n, int expect_restarted) {
+  int size, rank, state, s;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  CHECK(size == n, "world size %d after rebuild, expected %d", size, n);
+  CHECK(rank == wrank, "world rank changed from %d to %d", wrank, rank);
+  FTMPI_Comm_state(MPI_COMM_WORLD, &state);
+  CHECK(state == FTMPI_COMM_OK || state == FTMPI_COMM_RECOVERED, "world state %d", state);
+  for (int r = 0; r < size; r++) {
+    FTMPI_Comm_proc_state(MPI_COMM_WORLD, r, &s);
+    CHECK(s == FTMPI_PROC_OK, "rank %d has state %d after the rebuild", r, s);
+  }
+  FTMPI_Init_state(&s);
+  CHECK(s == (expect_restarted ? FTMPI_INIT_RESTARTED : FTMPI_INIT_NEW), "init state %d", s);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  int iterations = argc > 1 ? atoi(argv[1]) : 20;
+  int blank_first = argc > 2 && strcmp(argv[2], "blank") == 0;
+  int init_state;
+  FTMPI_Init_state(&init_state);
+  int restarted = init_state == FTMPI_INIT_RESTARTED;
+  int it = 0, rebuilds = 0;
+  long acc = 0;
+  double worst_repair = 0;
+  if (restarted) {
+    printf("rank %d: restarted as a replacement\n", wrank);
+    fflush(stdout);
+    check_world(n, 1);
+    MPI_Comm tmp;
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &tmp);
+    CHECK(rc == MPI_SUCCESS, "replacement's MPI_Comm_dup rc %d", rc);
+    resync(tmp, 1, &it, &acc);
+    MPI_Comm_free(&tmp);
+  }
+  while (it < iterations) {
+    maybe_die(argc, argv, it);
+    long v = wrank + it, sum = 0;
+    int rc = MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS) {
+      acc += sum;
+      it++;
+      continue;
+    }
+    int cls;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER, "allreduce failed with class %d", cls);
+    double t0 = mono();
+    MPI_Comm tmp;
+    if (blank_first) {
+      blank_first = 0;
+      rc = MPI_Comm_dup(MPI_COMM_WORLD, &tmp);
+      CHECK(rc == MPI_SUCCESS, "BLANK repair rc %d", rc);
+      int size, valid, gaps = 0, s;
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      FTMPI_Comm_valid_size(MPI_COMM_WORLD, &valid);
+      for (int r = 0; r < size; r++) {
+        FTMPI_Comm_proc_state(MPI_COMM_WORLD, r, &s);
+        gaps += s == FTMPI_PROC_FAILED;
+      }
+      CHECK(size == n && valid == n - 1 && gaps == 1, "after BLANK: size %d valid %d gaps %d", size,
+            valid, gaps);
+      MPI_Comm_free(&tmp);
+      rc = FTMPI_Comm_set_mode(MPI_COMM_WORLD, FTMPI_COMM_MODE_REBUILD, FTMPI_MSG_MODE_NOP);
+      CHECK(rc == MPI_SUCCESS, "set_mode rc %d", rc);
+      t0 = mono();
+    }
+    do {
+      rc = MPI_Comm_dup(MPI_COMM_WORLD, &tmp);  /* again if another process died meanwhile */
+    } while (rc != MPI_SUCCESS && mono() - t0 < 30);
+    CHECK(rc == MPI_SUCCESS, "repair failed: rc %d", rc);
+    double t = mono() - t0;
+    if (t > worst_repair) worst_repair = t;
+    rebuilds++;
+    check_world(n, restarted);
+    resync(tmp, 0, &it, &acc);
+    MPI_Comm_free(&tmp);
+  }
+  long expect = 0;
+  for (int i = 0; i < iterations; i++) expect += (long)n * (n - 1) / 2 + (long)n * i;
+  CHECK(acc == expect, "sum %ld, expected %ld", acc, expect);
+  double all_worst = 0;
+  MPI_Reduce(&worst_repair, &all_worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  int bad = 0;
+  MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (wrank == 0) {
+    if (bad == 0) {
+      printf("ft_rebuild OK: sum %ld after %d iterations, %d repair(s) seen by rank 0, "
+             "slowest repair %.1f ms\n", acc, iterations, rebuilds, all_worst * 1e3);
+    } else {
+      printf("ft_rebuild FAILED: %d check(s)\n", bad);
+    }
+  }
+  MPI_Finalize();
+  return bad == 0 ? 0 : 1;
+}
