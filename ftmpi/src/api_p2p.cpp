@@ -44,7 +44,8 @@ Err check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
     return fail(Err::rank, "destination rank %d outside 0..%d of %s", dest, c->comm->peer_size() - 1,
                 c->comm->name.c_str());
   }
-  if (dest != MPI_PROC_NULL && (c->comm->state != FTMPI_COMM_OK || c->comm->is_failed(dest))) {
+  if (kFtChecks && dest != MPI_PROC_NULL &&
+      (c->comm->state != FTMPI_COMM_OK || c->comm->is_failed(dest))) {
     return lib().ft.check(c->comm, dest);
   }
   return Err::ok;
@@ -64,7 +65,7 @@ Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
     return fail(Err::rank, "source rank %d outside 0..%d of %s", source, c->comm->peer_size() - 1,
                 c->comm->name.c_str());
   }
-  if (source != MPI_PROC_NULL &&
+  if (kFtChecks && source != MPI_PROC_NULL &&
       (c->comm->state != FTMPI_COMM_OK || (source >= 0 && c->comm->is_failed(source)))) {
     return lib().ft.check(c->comm, source);
   }

@@ -6,6 +6,16 @@
 
 namespace ftmpi {
 
+// The fault-tolerance checks on the point-to-point fast path (communicator state, failed
+// peers, pending failure events). Only for measuring what they cost: configure with
+// -DFTMPI_WITHOUT_FT=ON to compile them out (tests/bench/ft_overhead.sh); such a build must
+// never see a failure.
+#ifdef FTMPI_WITHOUT_FT
+inline constexpr bool kFtChecks = false;
+#else
+inline constexpr bool kFtChecks = true;
+#endif
+
 enum class [[nodiscard]] Err : int {
   ok = MPI_SUCCESS,
   buffer = MPI_ERR_BUFFER,

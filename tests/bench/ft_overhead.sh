@@ -1,0 +1,50 @@
+#!/bin/bash
+# Failure-free cost of fault tolerance: the same benchmarks against the normal library and
+# against one configured with -DFTMPI_WITHOUT_FT=ON (the FT checks compiled out of the
+# point-to-point path), alternating between the two so that machine noise hits both alike.
+# Prints the median of each figure per library and the ratio (with FT / without).
+#
+#   tests/bench/ft_overhead.sh [rounds]        (default 5)
+# Environment: FTMPI_BUILD (default build), FTMPI_NOFT_BUILD (default build-noft),
+#              FT_OVERHEAD_NP (default "2 8"), FT_OVERHEAD_MODE (mpirun --comm-mode, default
+#              abort; "shrink" adds the ATOMIC agreement to every collective).
+# Not a test: ctest never runs it.
+set -euo pipefail
+root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+rounds=${1:-5}
+ft=${FTMPI_BUILD:-$root/build}
+noft=${FTMPI_NOFT_BUILD:-$root/build-noft}
+nps=${FT_OVERHEAD_NP:-2 8}
+mode=${FT_OVERHEAD_MODE:-abort}
+targets="ftmpi mpirun ftmpid bench_pingpong bench_collbench"
+cmake -S "$root" -B "$ft" -DFTMPI_BUILD_BENCH=ON >/dev/null
+cmake --build "$ft" -j2 --target $targets >/dev/null
+cmake -S "$root" -B "$noft" -DFTMPI_BUILD_BENCH=ON -DFTMPI_WITHOUT_FT=ON >/dev/null
+cmake --build "$noft" -j2 --target $targets >/dev/null
+
+raw=$(mktemp)
+trap 'rm -f "$raw"' EXIT
+for round in $(seq "$rounds"); do
+  for lib in ft noft; do
+    dir=$ft
+    [ "$lib" = noft ] && dir=$noft
+    { timeout 120 "$dir/bin/mpirun" -n 2 --comm-mode "$mode" "$dir/bin/ftmpi-pingpong" -r 5 -t 0.05 || true
+      for np in $nps; do
+        timeout 300 "$dir/bin/mpirun" -n "$np" --comm-mode "$mode" "$dir/bin/ftmpi-collbench" -r 5 -t 0.05 || true
+      done
+    } 2>/dev/null | awk -v lib="$lib" '/^BENCH/ {
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        if (v["test"] == "pingpong" && v["bytes"] + 0 > 8) next
+        print lib, v["test"] "/" v["bytes"] "B/np" v["np"], v["median_us"] }' >> "$raw"
+  done
+done
+echo "| benchmark (comm mode $mode) | with FT (µs) | without FT (µs) | ratio |"
+echo "|---|---|---|---|"
+awk '{ key[$2] = 1; n = ++cnt[$1, $2]; val[$1, $2, n] = $3 }
+  function median(lib, k,   m, i, j, t, a) {
+    m = cnt[lib, k]; for (i = 1; i <= m; i++) a[i] = val[lib, k, i]
+    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+  END { for (k in key) if (cnt["ft", k] && cnt["noft", k]) {
+          f = median("ft", k); g = median("noft", k)
+          printf "| %s | %.3f | %.3f | %.3f |\n", k, f, g, g > 0 ? f / g : 0 } }' "$raw" | sort
