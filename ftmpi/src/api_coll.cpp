@@ -60,9 +60,11 @@ Err begin(MPI_Comm comm, const char* fn, Call* call) {
   return Err::ok;
 }
 
-Err bytes_of(const void* buf, int count, MPI_Datatype type, std::size_t* bytes,
+// One buffer argument (`what` names it): count, datatype, and a buffer that can hold the data.
+// Callers skip a buffer that is legitimately MPI_IN_PLACE; anywhere else it is an error.
+Err bytes_of(const char* what, const void* buf, int count, MPI_Datatype type, std::size_t* bytes,
              std::size_t* extent = nullptr) {
-  if (count < 0) return fail(Err::count, "count %d is negative", count);
+  if (count < 0) return fail(Err::count, "%s: count %d is negative", what, count);
   const Datatype* t = nullptr;
   if (Err e = lib().types.lookup(type, &t); e != Err::ok) return e;
   if (!t->contiguous && !t->predefined) {
@@ -71,8 +73,43 @@ Err bytes_of(const void* buf, int count, MPI_Datatype type, std::size_t* bytes,
   }
   *bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->extent);
   if (extent != nullptr) *extent = static_cast<std::size_t>(t->extent);
-  if (buf == nullptr && *bytes > 0) return fail(Err::buffer, "buffer is NULL");
+  if (buf == MPI_IN_PLACE) return fail(Err::buffer, "%s may not be MPI_IN_PLACE here", what);
+  if (buf == nullptr && *bytes > 0) {
+    return fail(Err::buffer, "%s is NULL but %d elements are to be transferred", what, count);
+  }
   return Err::ok;
+}
+
+// MPI_IN_PLACE given by a process for which the collective does not define it.
+Err in_place_not_here(const char* what, const char* fn) {
+  return fail(Err::buffer, "%s: %s may be MPI_IN_PLACE at the root only", fn, what);
+}
+
+// MPI forbids aliasing an input and an output buffer (MPI_IN_PLACE is the way to share one).
+Err check_distinct(const void* sendbuf, const void* recvbuf, std::size_t bytes) {
+  if (sendbuf == recvbuf && bytes > 0) {
+    return fail(Err::buffer, "sendbuf and recvbuf are the same buffer (%p); use MPI_IN_PLACE",
+                sendbuf);
+  }
+  return Err::ok;
+}
+
+// A v-variant's buffer, once its byte counts are known: it must exist if anything moves.
+Err check_v_buffer(const char* what, const void* buf, const std::vector<std::size_t>& bytes) {
+  if (buf != nullptr) return Err::ok;
+  for (std::size_t r = 0; r < bytes.size(); ++r) {
+    if (bytes[r] > 0) {
+      return fail(Err::buffer, "%s is NULL but %zu bytes are to be transferred for rank %zu", what,
+                  bytes[r], r);
+    }
+  }
+  return Err::ok;
+}
+
+std::size_t total_of(const std::vector<std::size_t>& v) {
+  std::size_t n = 0;
+  for (std::size_t x : v) n += x;
+  return n;
 }
 
 Err check_root(Comm* c, int root) {
@@ -155,7 +192,7 @@ int MPI_Barrier(MPI_Comm comm) {
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   BEGIN("MPI_Bcast");
   std::size_t bytes;
-  CHECK(bytes_of(buf, count, type, &bytes));
+  CHECK(bytes_of("buffer", buf, count, type, &bytes));
   CHECK(check_root(c, root));
   return finish(c, coll::bcast(call.view, p2p, buf, bytes, root), "MPI_Bcast");
 }
@@ -165,8 +202,15 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   BEGIN("MPI_Reduce");
   std::size_t bytes;
   CHECK(check_root(c, root));
-  CHECK(bytes_of(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, &bytes));
-  if (c->rank == root) CHECK(bytes_of(recvbuf, count, type, &bytes));
+  if (sendbuf != MPI_IN_PLACE) {
+    CHECK(bytes_of("sendbuf", sendbuf, count, type, &bytes));
+  } else if (c->rank != root) {
+    return raise(c, in_place_not_here("sendbuf", "MPI_Reduce"));
+  }
+  if (c->rank == root) {
+    CHECK(bytes_of("recvbuf", recvbuf, count, type, &bytes));
+    CHECK(check_distinct(sendbuf, recvbuf, bytes));
+  }
   coll::Reduction r;
   CHECK(reduction_for(op, type, count, &r));
   return finish(c, coll::reduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r, root), "MPI_Reduce");
@@ -176,8 +220,11 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
                   MPI_Comm comm) {
   BEGIN("MPI_Allreduce");
   std::size_t bytes;
-  CHECK(bytes_of(recvbuf, count, type, &bytes));
-  if (sendbuf != MPI_IN_PLACE) CHECK(bytes_of(sendbuf, count, type, &bytes));
+  CHECK(bytes_of("recvbuf", recvbuf, count, type, &bytes));
+  if (sendbuf != MPI_IN_PLACE) {
+    CHECK(bytes_of("sendbuf", sendbuf, count, type, &bytes));
+    CHECK(check_distinct(sendbuf, recvbuf, bytes));
+  }
   coll::Reduction r;
   CHECK(reduction_for(op, type, count, &r));
   return finish(c, coll::allreduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r), "MPI_Allreduce");
@@ -187,9 +234,23 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   BEGIN("MPI_Reduce_scatter");
   std::size_t extent = 0, bytes = 0;
-  CHECK(bytes_of(recvbuf, 0, type, &bytes, &extent));
+  CHECK(bytes_of("recvbuf", recvbuf, 0, type, &bytes, &extent));
   std::vector<std::size_t> counts;
   CHECK(to_bytes(c, recvcounts, nullptr, 1, &counts, nullptr));  // element counts
+  // The input is every block (recvbuf holds it when in place); the output is my block.
+  const std::size_t in_bytes = total_of(counts) * extent;
+  const std::size_t out_bytes = counts[static_cast<std::size_t>(c->rank)] * extent;
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (input == nullptr && in_bytes > 0) {
+    return raise(c, fail(Err::buffer, "MPI_Reduce_scatter: %s is NULL but the counts add up to "
+                         "%zu elements", sendbuf == MPI_IN_PLACE ? "recvbuf" : "sendbuf",
+                         total_of(counts)));
+  }
+  if (recvbuf == nullptr && out_bytes > 0) {
+    return raise(c, fail(Err::buffer, "MPI_Reduce_scatter: recvbuf is NULL but recvcounts[%d] "
+                         "is %d", c->rank, recvcounts[c->rank]));
+  }
+  if (sendbuf != MPI_IN_PLACE) CHECK(check_distinct(sendbuf, recvbuf, in_bytes));
   coll::Reduction r;
   CHECK(reduction_for(op, type, 0, &r));
   return finish(c, coll::reduce_scatter(call.view, p2p, in_place_or(sendbuf), recvbuf, counts.data(), r),
@@ -200,7 +261,11 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, M
              MPI_Comm comm) {
   BEGIN("MPI_Scan");
   std::size_t bytes;
-  CHECK(bytes_of(recvbuf, count, type, &bytes));
+  CHECK(bytes_of("recvbuf", recvbuf, count, type, &bytes));
+  if (sendbuf != MPI_IN_PLACE) {
+    CHECK(bytes_of("sendbuf", sendbuf, count, type, &bytes));
+    CHECK(check_distinct(sendbuf, recvbuf, bytes));
+  }
   coll::Reduction r;
   CHECK(reduction_for(op, type, count, &r));
   return finish(c, coll::scan(call.view, p2p, in_place_or(sendbuf), recvbuf, r), "MPI_Scan");
@@ -211,12 +276,17 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   BEGIN("MPI_Gather");
   CHECK(check_root(c, root));
   std::size_t sbytes = 0, rbytes = 0;
-  if (sendbuf != MPI_IN_PLACE) CHECK(bytes_of(sendbuf, sendcount, sendtype, &sbytes));
+  if (sendbuf != MPI_IN_PLACE) {
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
+  } else if (c->rank != root) {
+    return raise(c, in_place_not_here("sendbuf", "MPI_Gather"));
+  }
   if (c->rank == root) {
-    CHECK(bytes_of(recvbuf, recvcount, recvtype, &rbytes));
+    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
     if (sendbuf != MPI_IN_PLACE && rbytes != sbytes) {
       return raise(c, fail(Err::truncate, "MPI_Gather: send and receive sizes differ"));
     }
+    CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   } else {
     rbytes = sbytes;
   }
@@ -229,11 +299,17 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   BEGIN("MPI_Gatherv");
   CHECK(check_root(c, root));
   std::size_t sbytes = 0, extent = 0, unused = 0;
-  if (sendbuf != MPI_IN_PLACE) CHECK(bytes_of(sendbuf, sendcount, sendtype, &sbytes));
+  if (sendbuf != MPI_IN_PLACE) {
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
+  } else if (c->rank != root) {
+    return raise(c, in_place_not_here("sendbuf", "MPI_Gatherv"));
+  }
   std::vector<std::size_t> counts, disp;
   if (c->rank == root) {
-    CHECK(bytes_of(recvbuf, 0, recvtype, &unused, &extent));
+    CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &unused, &extent));
     CHECK(to_bytes(c, recvcounts, displs, extent, &counts, &disp));
+    CHECK(check_v_buffer("recvbuf", recvbuf, counts));
+    CHECK(check_distinct(sendbuf, recvbuf, total_of(counts)));
   }
   return finish(c, coll::gatherv(call.view, p2p, in_place_or(sendbuf), sbytes, recvbuf,
                                  counts.empty() ? nullptr : counts.data(),
@@ -246,12 +322,17 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   BEGIN("MPI_Scatter");
   CHECK(check_root(c, root));
   std::size_t sbytes = 0, rbytes = 0;
-  if (recvbuf != MPI_IN_PLACE) CHECK(bytes_of(recvbuf, recvcount, recvtype, &rbytes));
+  if (recvbuf != MPI_IN_PLACE) {
+    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
+  } else if (c->rank != root) {
+    return raise(c, in_place_not_here("recvbuf", "MPI_Scatter"));
+  }
   if (c->rank == root) {
-    CHECK(bytes_of(sendbuf, sendcount, sendtype, &sbytes));
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
     if (recvbuf != MPI_IN_PLACE && rbytes != sbytes) {
       return raise(c, fail(Err::truncate, "MPI_Scatter: send and receive sizes differ"));
     }
+    CHECK(check_distinct(sendbuf, recvbuf, sbytes));
   } else {
     sbytes = rbytes;
   }
@@ -264,11 +345,17 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
   BEGIN("MPI_Scatterv");
   CHECK(check_root(c, root));
   std::size_t rbytes = 0, extent = 0, unused = 0;
-  if (recvbuf != MPI_IN_PLACE) CHECK(bytes_of(recvbuf, recvcount, recvtype, &rbytes));
+  if (recvbuf != MPI_IN_PLACE) {
+    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
+  } else if (c->rank != root) {
+    return raise(c, in_place_not_here("recvbuf", "MPI_Scatterv"));
+  }
   std::vector<std::size_t> counts, disp;
   if (c->rank == root) {
-    CHECK(bytes_of(sendbuf, 0, sendtype, &unused, &extent));
+    CHECK(bytes_of("sendbuf", sendbuf, 0, sendtype, &unused, &extent));
     CHECK(to_bytes(c, sendcounts, displs, extent, &counts, &disp));
+    CHECK(check_v_buffer("sendbuf", sendbuf, counts));
+    CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
   return finish(c, coll::scatterv(call.view, p2p, sendbuf, counts.empty() ? nullptr : counts.data(),
                                   disp.empty() ? nullptr : disp.data(), in_place_or(recvbuf), rbytes, root),
@@ -279,10 +366,11 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BEGIN("MPI_Allgather");
   std::size_t sbytes = 0, rbytes = 0;
-  CHECK(bytes_of(recvbuf, recvcount, recvtype, &rbytes));
+  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
   if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of(sendbuf, sendcount, sendtype, &sbytes));
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
     if (sbytes != rbytes) return raise(c, fail(Err::truncate, "MPI_Allgather: send and receive sizes differ"));
+    CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
   return finish(c, coll::allgather(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf), "MPI_Allgather");
 }
@@ -292,10 +380,12 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm) {
   BEGIN("MPI_Allgatherv");
   std::size_t sbytes = 0, extent = 0, unused = 0;
-  if (sendbuf != MPI_IN_PLACE) CHECK(bytes_of(sendbuf, sendcount, sendtype, &sbytes));
-  CHECK(bytes_of(recvbuf, 0, recvtype, &unused, &extent));
+  if (sendbuf != MPI_IN_PLACE) CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
+  CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &unused, &extent));
   std::vector<std::size_t> counts, disp;
   CHECK(to_bytes(c, recvcounts, displs, extent, &counts, &disp));
+  CHECK(check_v_buffer("recvbuf", recvbuf, counts));
+  if (sendbuf != MPI_IN_PLACE) CHECK(check_distinct(sendbuf, recvbuf, sbytes));
   return finish(c, coll::allgatherv(call.view, p2p, in_place_or(sendbuf), recvbuf, counts.data(), disp.data()),
                 "MPI_Allgatherv");
 }
@@ -304,10 +394,11 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BEGIN("MPI_Alltoall");
   std::size_t sbytes = 0, rbytes = 0;
-  CHECK(bytes_of(recvbuf, recvcount, recvtype, &rbytes));
+  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
   if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of(sendbuf, sendcount, sendtype, &sbytes));
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
     if (sbytes != rbytes) return raise(c, fail(Err::truncate, "MPI_Alltoall: send and receive sizes differ"));
+    CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
   return finish(c, coll::alltoall(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf), "MPI_Alltoall");
 }
@@ -318,11 +409,14 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
   BEGIN("MPI_Alltoallv");
   std::size_t sextent = 0, rextent = 0, unused = 0;
   std::vector<std::size_t> sc, sd, rc, rd;
-  CHECK(bytes_of(recvbuf, 0, recvtype, &unused, &rextent));
+  CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &unused, &rextent));
   CHECK(to_bytes(c, recvcounts, rdispls, rextent, &rc, &rd));
+  CHECK(check_v_buffer("recvbuf", recvbuf, rc));
   if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of(sendbuf, 0, sendtype, &unused, &sextent));
+    CHECK(bytes_of("sendbuf", sendbuf, 0, sendtype, &unused, &sextent));
     CHECK(to_bytes(c, sendcounts, sdispls, sextent, &sc, &sd));
+    CHECK(check_v_buffer("sendbuf", sendbuf, sc));
+    CHECK(check_distinct(sendbuf, recvbuf, total_of(sc)));
   }
   return finish(c, coll::alltoallv(call.view, p2p, in_place_or(sendbuf), sc.empty() ? nullptr : sc.data(),
                                    sd.empty() ? nullptr : sd.data(), recvbuf, rc.data(), rd.data()),

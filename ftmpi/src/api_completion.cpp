@@ -2,6 +2,7 @@
 // MPI-1.3 3.7.3/3.7.5: null requests count as inactive; "any"/"some" over only inactive
 // requests return MPI_UNDEFINED; errors of the multiple-completion calls are reported per
 // request in MPI_ERROR with MPI_ERR_IN_STATUS.
+#include <algorithm>
 #include <vector>
 
 #include "api_request.h"
@@ -10,6 +11,30 @@
 using namespace ftmpi;
 
 namespace {
+
+// The same request twice in one array: completing the first would free the record the second
+// still names. Small arrays (the usual case) are compared pairwise, large ones sorted.
+Err check_unique(int count, const MPI_Request* reqs) {
+  constexpr int kPairwise = 16;
+  if (count <= kPairwise) {
+    for (int i = 1; i < count; ++i) {
+      for (int j = 0; j < i; ++j) {
+        if (reqs[i] == reqs[j] && reqs[i] != MPI_REQUEST_NULL) {
+          return fail(Err::request, "request %d appears twice (indices %d and %d)", reqs[i], j, i);
+        }
+      }
+    }
+    return Err::ok;
+  }
+  std::vector<MPI_Request> sorted(reqs, reqs + count);
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i] == sorted[i - 1] && sorted[i] != MPI_REQUEST_NULL) {
+      return fail(Err::request, "request %d appears twice in the array", sorted[i]);
+    }
+  }
+  return Err::ok;
+}
 
 Err check_array(int count, const MPI_Request* reqs) {
   if (count < 0) return fail(Err::count, "count %d is negative", count);
@@ -20,7 +45,7 @@ Err check_array(int count, const MPI_Request* reqs) {
       return fail(Err::request, "request %d (index %d) is not active", reqs[i], i);
     }
   }
-  return Err::ok;
+  return check_unique(count, reqs);
 }
 
 // Null handles and inactive persistent requests are ignored by the any/some variants.
@@ -92,9 +117,8 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (Err e = check_initialized("MPI_Test"); e != Err::ok) return to_code(e);
-  if (request == nullptr || flag == nullptr) {
-    return raise_world(fail(Err::arg, "request or flag pointer is NULL"));
-  }
+  if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
+  if (flag == nullptr) return raise_world(fail(Err::arg, "flag pointer is NULL"));
   if (*request == MPI_REQUEST_NULL) {
     *flag = 1;
     fill_empty_status(status);
@@ -114,16 +138,8 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   if (Err e = check_initialized("MPI_Waitall"); e != Err::ok) return to_code(e);
-  if (count < 0) return raise_world(fail(Err::count, "count %d is negative", count));
-  if (count > 0 && requests == nullptr) {
-    return raise_world(fail(Err::request, "request array is NULL"));
-  }
+  if (Err e = check_array(count, requests); e != Err::ok) return raise_world(e);
   RequestPool& pool = lib().engine.requests();
-  for (int i = 0; i < count; ++i) {
-    if (requests[i] != MPI_REQUEST_NULL && pool.find(requests[i]) == nullptr) {
-      return raise_world(fail(Err::request, "request %d (index %d) is not active", requests[i], i));
-    }
-  }
   bool any_error = false;
   Comm* err_comm = nullptr;
   for (int i = 0; i < count; ++i) {
@@ -238,7 +254,8 @@ int MPI_Cancel(MPI_Request* request) {
   if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
-  lib().engine.cancel(r);
+  // A persistent request cancels the operation it has started, if any.
+  if (Request* op = operation_of(r)) lib().engine.cancel(op);
   return MPI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 // MPI_Get_elements and MPI_Pack/Unpack/Pack_size. Each entry checks its arguments, calls a
 // builder (datatype_build.h) or the copy API (datatype.h) and reports errors through MPI_COMM_WORLD's
 // handler (only pack/unpack name a communicator).
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -113,8 +114,9 @@ std::size_t status_bytes(const MPI_Status* st) {
 }
 
 // Pack and unpack share their checks: a committed type, a valid communicator, a position.
-Err check_pack(int count, MPI_Datatype type, MPI_Comm comm, const int* position, int size,
-               const char* size_name, const Datatype** t, Comm** c) {
+Err check_pack(const char* fn, int count, MPI_Datatype type, MPI_Comm comm, const int* position,
+               int size, const char* size_name, const Datatype** t, Comm** c) {
+  if (Err e = check_initialized(fn); e != Err::ok) return e;
   if (Err e = lib().comms.lookup(comm, c); e != Err::ok) return e;
   if (Err e = check_count(count); e != Err::ok) return e;
   if (Err e = types().lookup(type, t); e != Err::ok) return e;
@@ -161,10 +163,16 @@ int MPI_Type_indexed(int count, const int bl[], const int disp[], MPI_Datatype o
 
 int MPI_Type_create_indexed_block(int count, int blocklength, const int disp[],
                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  if (blocklength < 0) {
-    return raise_world(fail(Err::arg, "blocklength %d is negative", blocklength));
-  }
-  std::vector<int> bl(count > 0 ? static_cast<std::size_t>(count) : 0, blocklength);
+  // Everything is checked before the count-sized block list is allocated: a bad call with a
+  // huge count must fail, not allocate.
+  const Datatype* old = nullptr;
+  Err e = check_count(count);
+  if (e == Err::ok && blocklength < 0) e = fail(Err::arg, "blocklength %d is negative", blocklength);
+  if (e == Err::ok && count > 0 && disp == nullptr) e = fail(Err::arg, "array_of_displacements is NULL");
+  if (e == Err::ok) e = find_type(oldtype, &old);
+  if (e == Err::ok) e = check_out(newtype, "newtype");
+  if (e != Err::ok) return raise_world(e);
+  std::vector<int> bl(static_cast<std::size_t>(count), blocklength);
   return indexed(count, bl.data(), disp, 1, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK);
 }
 
@@ -283,13 +291,19 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
 int MPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int* size) {
   Comm* c = nullptr;
   const Datatype* t = nullptr;
-  Err e = lib().comms.lookup(comm, &c);
+  Err e = check_initialized("MPI_Pack_size");
+  if (e == Err::ok) e = lib().comms.lookup(comm, &c);
   if (e == Err::ok) e = check_count(incount);
   if (e == Err::ok) e = types().lookup(type, &t);
   if (e == Err::ok) e = check_out(size, "size");
   if (e != Err::ok) return raise(c, e);
   // The packed form carries no header: both ends share one representation.
-  *size = static_cast<int>(packed_size(*t, static_cast<std::size_t>(incount)));
+  const std::size_t n = packed_size(*t, static_cast<std::size_t>(incount));
+  if (n > static_cast<std::size_t>(INT_MAX)) {
+    return raise(c, fail(Err::count, "%d elements of datatype %d pack into %zu bytes, more than "
+                         "an int can hold", incount, type, n));
+  }
+  *size = static_cast<int>(n);
   return MPI_SUCCESS;
 }
 
@@ -297,7 +311,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, in
              int* position, MPI_Comm comm) {
   Comm* c = nullptr;
   const Datatype* t = nullptr;
-  Err e = check_pack(incount, type, comm, position, outsize, "outsize", &t, &c);
+  Err e = check_pack("MPI_Pack", incount, type, comm, position, outsize, "outsize", &t, &c);
   const std::size_t n = e == Err::ok ? packed_size(*t, static_cast<std::size_t>(incount)) : 0;
   if (e == Err::ok && n > 0 && inbuf == nullptr && !buffer_may_be_null(*t, incount)) {
     e = fail(Err::buffer, "inbuf is NULL but %d elements of %s are to be packed", incount, t->name);
@@ -317,7 +331,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
                MPI_Datatype type, MPI_Comm comm) {
   Comm* c = nullptr;
   const Datatype* t = nullptr;
-  Err e = check_pack(outcount, type, comm, position, insize, "insize", &t, &c);
+  Err e = check_pack("MPI_Unpack", outcount, type, comm, position, insize, "insize", &t, &c);
   const std::size_t n = e == Err::ok ? packed_size(*t, static_cast<std::size_t>(outcount)) : 0;
   if (e == Err::ok && n > 0 && inbuf == nullptr) e = fail(Err::buffer, "inbuf is NULL");
   if (e == Err::ok && n > 0 && outbuf == nullptr && !buffer_may_be_null(*t, outcount)) {

@@ -69,6 +69,7 @@ int MPI_Init(int*, char***) { return do_init(); }
 
 int MPI_Init_thread(int*, char***, int required, int* provided) {
   int rc = do_init();
+  if (rc != MPI_SUCCESS) return rc;  // a refused call (already initialized) changes nothing
   // Only the main thread may call MPI; say so honestly whatever was asked.
   lib().thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
   if (provided != nullptr) *provided = lib().thread_level;
@@ -93,13 +94,13 @@ int MPI_Finalize(void) {
 }
 
 int MPI_Initialized(int* flag) {
-  if (flag == nullptr) return to_code(fail(Err::arg, "flag is NULL"));
+  if (flag == nullptr) return raise_world(fail(Err::arg, "flag is NULL"));
   *flag = lib().initialized ? 1 : 0;
   return MPI_SUCCESS;
 }
 
 int MPI_Finalized(int* flag) {
-  if (flag == nullptr) return to_code(fail(Err::arg, "flag is NULL"));
+  if (flag == nullptr) return raise_world(fail(Err::arg, "flag is NULL"));
   *flag = lib().finalized ? 1 : 0;
   return MPI_SUCCESS;
 }
@@ -137,7 +138,7 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
 
 int MPI_Get_version(int* version, int* subversion) {
   if (version == nullptr || subversion == nullptr) {
-    return to_code(fail(Err::arg, "version or subversion is NULL"));
+    return raise_world(fail(Err::arg, "version or subversion is NULL"));
   }
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;

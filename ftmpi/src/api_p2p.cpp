@@ -1,5 +1,7 @@
 // C API: point-to-point. Each entry checks its arguments, finds the objects, calls the engine and
 // maps the outcome through the communicator's error handler. No logic beyond that lives here.
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -25,9 +27,15 @@ Err check_buffer(const void* buf, int count, MPI_Datatype type, Checked* c) {
   c->type = t;
   c->handle = type;
   c->bytes = packed_size(*t, static_cast<std::size_t>(count));
-  if (buf == nullptr && c->bytes > 0 && !buffer_may_be_null(*t, static_cast<std::size_t>(count))) {
-    return fail(Err::buffer, "buffer is NULL but %d elements of %s are to be transferred", count,
-                t->name);
+  // One compare on the fast path catches both NULL (0) and MPI_IN_PLACE (-1).
+  if (__builtin_expect(reinterpret_cast<std::uintptr_t>(buf) + 1 <= 1, 0)) {
+    if (buf == MPI_IN_PLACE) {
+      return fail(Err::buffer, "MPI_IN_PLACE is not a buffer: it is only for collectives");
+    }
+    if (c->bytes > 0 && !buffer_may_be_null(*t, static_cast<std::size_t>(count))) {
+      return fail(Err::buffer, "buffer is NULL but %d elements of %s are to be transferred",
+                  count, t->name);
+    }
   }
   return Err::ok;
 }
@@ -276,7 +284,8 @@ int MPI_Type_size(MPI_Datatype type, int* size) {
   if (size == nullptr) return raise_world(fail(Err::arg, "size pointer is NULL"));
   const Datatype* t = nullptr;
   if (Err e = lib().types.find(type, &t); e != Err::ok) return raise_world(e);
-  *size = static_cast<int>(t->size);
+  // MPI-3's answer for a size an int cannot hold (MPI-1 leaves it open).
+  *size = t->size > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(t->size);
   return MPI_SUCCESS;
 }
 
@@ -495,8 +504,21 @@ int MPI_Start(MPI_Request* request) {
 }
 
 int MPI_Startall(int count, MPI_Request requests[]) {
+  if (Err e = check_initialized("MPI_Startall"); e != Err::ok) return to_code(e);
   if (count < 0) return raise_world(fail(Err::count, "count %d is negative", count));
   if (count > 0 && requests == nullptr) return raise_world(fail(Err::request, "request array is NULL"));
+  // Everything is checked before anything starts, so a refused call starts nothing.
+  for (int i = 0; i < count; ++i) {
+    Request* r = lib().engine.requests().find(requests[i]);
+    if (r == nullptr || r->kind != Request::Kind::persistent) {
+      return raise_world(fail(Err::request, "request %d (index %d) is not a persistent request",
+                              requests[i], i));
+    }
+    if (r->persistent.active != MPI_REQUEST_NULL) {
+      return raise(r->comm, fail(Err::request, "persistent request %d (index %d) is already active",
+                                 requests[i], i));
+    }
+  }
   for (int i = 0; i < count; ++i) {
     int rc = MPI_Start(&requests[i]);
     if (rc != MPI_SUCCESS) return rc;
@@ -518,12 +540,19 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status* status) {
+  // Both halves are checked before either is posted: a receive posted for a call whose send
+  // half is then refused would be left waiting for a message that may never come.
+  Checked c;
+  if (Err e = check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c); e != Err::ok) {
+    return raise(c.comm, e);
+  }
   MPI_Request reqs[2];
   // Post the receive first so two ranks exchanging large messages cannot wait on each other.
   int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0]);
   if (rc != MPI_SUCCESS) return rc;
   rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &reqs[1]);
-  if (rc != MPI_SUCCESS) {
+  if (rc != MPI_SUCCESS) {  // only a failure seen between the checks and the send gets here
+    (void)MPI_Cancel(&reqs[0]);
     (void)MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
     return rc;
   }
@@ -539,9 +568,12 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   Checked c;
-  if (Err e = check_recv(buf, count, type, source, recvtag, comm, &c); e != Err::ok) {
-    return raise(c.comm, e);
+  Err e = check_recv(buf, count, type, source, recvtag, comm, &c);
+  if (e == Err::ok) {
+    Checked s;
+    e = check_send(buf, count, type, dest, sendtag, comm, &s);
   }
+  if (e != Err::ok) return raise(c.comm, e);
   // Send from a packed copy, so the receive may overwrite the buffer.
   std::vector<std::uint8_t> copy(c.bytes);
   if (c.bytes > 0) pack(buf, static_cast<std::size_t>(count), *c.type, copy.data());

@@ -10,15 +10,20 @@
 namespace ftmpi {
 namespace {
 
-// Detail codes: class + kClassSpan * (slot + 1). The ring keeps the last kSlots details, which
-// is plenty for an application that reads the string right after the call.
+// Detail codes: class + kClassSpan * (serial + 1), the serial counting the details handed out
+// (modulo kSerials, so codes stay positive ints). The ring keeps the last kSlots details, which
+// is plenty for an application that reads the string right after the call; an older code keeps
+// its class, and its text says the detail is gone rather than showing a newer error's.
 constexpr int kClassSpan = MPI_ERR_LASTCODE + 1;
-constexpr int kSlots = 256;
+constexpr unsigned kSlots = 256;
+constexpr unsigned kSerials = 1u << 24;
+static_assert(static_cast<long long>(kClassSpan) * (kSerials + 1) < 0x7fffffffLL, "codes are ints");
 
 struct DetailRing {
   std::mutex mutex;
   std::array<std::string, kSlots> text;
-  unsigned next = 0;
+  std::array<unsigned, kSlots> serial{};
+  unsigned long long issued = 0;  // details handed out so far
 };
 DetailRing& ring() {
   static DetailRing r;
@@ -73,9 +78,10 @@ int to_code(Err e) {
   t_has_detail = false;
   DetailRing& r = ring();
   std::lock_guard<std::mutex> lock(r.mutex);
-  unsigned slot = r.next++ % kSlots;
-  r.text[slot] = std::string(class_text(cls)) + ": " + t_detail;
-  return cls + kClassSpan * static_cast<int>(slot + 1);
+  const auto serial = static_cast<unsigned>(r.issued++ % kSerials);
+  r.text[serial % kSlots] = std::string(class_text(cls)) + ": " + t_detail;
+  r.serial[serial % kSlots] = serial;
+  return cls + kClassSpan * static_cast<int>(serial + 1);
 }
 
 int error_class_of(int code) {
@@ -88,11 +94,20 @@ bool error_text(int code, char* out, int* len) {
   const char* base = class_text(cls);
   if (base == nullptr || code < 0) return false;
   std::string text = base;
-  int slot = code / kClassSpan - 1;
-  if (slot >= 0 && slot < kSlots) {
+  const int serial = code / kClassSpan - 1;
+  if (serial >= 0) {
     DetailRing& r = ring();
     std::lock_guard<std::mutex> lock(r.mutex);
-    if (!r.text[static_cast<size_t>(slot)].empty()) text = r.text[static_cast<size_t>(slot)];
+    // A code to_code() has not handed out (yet) is not an error code.
+    if (static_cast<unsigned>(serial) >= kSerials || static_cast<unsigned long long>(serial) >= r.issued) {
+      return false;
+    }
+    const unsigned slot = static_cast<unsigned>(serial) % kSlots;
+    if (r.serial[slot] == static_cast<unsigned>(serial)) {
+      text = r.text[slot];
+    } else {
+      text += " (the detail of this error is no longer kept)";
+    }
   }
   if (text.size() >= MPI_MAX_ERROR_STRING) text.resize(MPI_MAX_ERROR_STRING - 1);
   std::memcpy(out, text.c_str(), text.size() + 1);

@@ -267,9 +267,17 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
       return fail(Err::rank, "remote_leader %d outside 0..%d of the peer communicator %s",
                   remote_leader, peer->peer_size() - 1, peer->name.c_str());
     }
-    if (peer->peer_procs()[static_cast<std::size_t>(remote_leader)] == engine_->my_proc()) {
+    // A remote leader inside the local group would be waiting in this group's agreement, not
+    // answering the exchange: refuse it here rather than wait forever.
+    const std::uint32_t leader_proc = peer->peer_procs()[static_cast<std::size_t>(remote_leader)];
+    if (leader_proc == engine_->my_proc()) {
       return fail(Err::rank, "remote_leader %d of %s is the local leader itself", remote_leader,
                   peer->name.c_str());
+    }
+    if (leader_proc < local->rank_of_proc.size() && local->rank_of_proc[leader_proc] >= 0) {
+      return fail(Err::rank, "remote_leader %d of %s is rank %d of the local group %s: the two "
+                  "groups must be disjoint", remote_leader, peer->name.c_str(),
+                  local->rank_of_proc[leader_proc], local->name.c_str());
     }
     *ch = Channel{peer, remote_leader, peer->context, tag};
     put_u32(extra, static_cast<std::uint32_t>(local->procs.size()));
