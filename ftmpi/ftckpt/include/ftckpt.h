@@ -140,11 +140,6 @@ const char *FTCKPT_Error_string(int code);
  * were posted and before the save is agreed (k < 0 disarms). Local. */
 int FTCKPT_Test_kill_in_save(int k);
 
-/* Testing hook: this process SIGKILLs itself inside its next FTCKPT_Recover call, after the
- * REBUILD hand-off messages (a replacement's state) were posted and before they completed
- * (0 disarms). Local. */
-int FTCKPT_Test_kill_in_recover(int arm);
-
 /* Testing and benchmarking: how FTCKPT_Recover chooses the level. 0 (default): from the
  * failure topology, without communication. 1: the way seed 001 improves on - every candidate
  * (iteration, level), newest iteration and lowest level first, is validated with one
