@@ -47,4 +47,4 @@ awk '{ key[$2] = 1; n = ++cnt[$1, $2]; val[$1, $2, n] = $3 }
     return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
   END { for (k in key) if (cnt["ft", k] && cnt["noft", k]) {
           f = median("ft", k); g = median("noft", k)
-          printf "| %s | %.3f | %.3f | %.3f |\n", k, f, g, g > 0 ? f / g : 0 } }' "$raw" | sort
+          printf "| %s | %.3f | %.3f | %.3f |\n", k, f, g, (g > 0 ? f / g : 0) } }' "$raw" | sort

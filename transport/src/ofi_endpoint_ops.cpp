@@ -25,6 +25,7 @@ OpRecord* OfiEndpoint::start_op(OpKind kind, PeerId peer, void* context) {
   op->peer = peer;
   op->kind = kind;
   op->orphaned = false;
+  op->cancel_requested = false;
   op->stage = 0;
   op->seq = 0;
   op->ignore = 0;
@@ -244,6 +245,7 @@ Status OfiEndpoint::cancel(void* context) {
   for (std::size_t i = 0; op == nullptr && i < peers_.size(); ++i) op = find_in(peers_[i].pending);
   // Not pending (already completed, or not a receive): its Completion says what happened.
   if (op == nullptr) return Status::ok;
+  op->cancel_requested = true;
   int rc = static_cast<int>(fi_cancel(&ep_->fid, &op->fi_ctx));
   if (rc != 0 && rc != -FI_ENOENT) {
     last_error_ = provider_ + ": fi_cancel failed: " + fi_strerror(-rc);

@@ -97,6 +97,14 @@ std::size_t OfiEndpoint::read_cq_error(Completion* out) {
   }
   OpRecord* op = OpRecord::from_context(err.op_context);
   if (op == nullptr) return 0;  // an error not tied to an operation: last_error_ keeps it
+  if (s == Status::canceled && !op->cancel_requested && op->kind != OpKind::bounce) {
+    // Nobody asked: the provider gave up on it. tcp;ofi_rxm does this to a rendezvous receive
+    // whose sender's connection went away mid-transfer (prov_errno ENOTCONN); reporting
+    // "canceled" would let MPI_Recv succeed with nothing received.
+    s = Status::peer_failed;
+    last_error_ = provider_ + ": the provider aborted an operation (" +
+                  fi_strerror(err.prov_errno > 0 ? err.prov_errno : errnum) + ")";
+  }
   if (op->kind == OpKind::bounce) {
     // Not expected (bounces take any message up to their size and are only canceled by
     // closing the endpoint): keep the pool whole.

@@ -62,6 +62,7 @@ bool OfiEndpoint::soft_init(std::string* err) {
     b->peer = kAnyPeer;
     b->kind = OpKind::bounce;
     b->orphaned = false;
+    b->cancel_requested = false;
     b->scratch = nullptr;
     ssize_t rc = fi_trecv(ep_, const_cast<void*>(b->buf), bounce_size_, nullptr, FI_ADDR_UNSPEC,
                           soft::kMsgTag, 0, &b->fi_ctx);
@@ -328,6 +329,7 @@ Status OfiEndpoint::soft_recv(PeerId src, void* buf, std::size_t len, std::uint6
   op->peer = src;
   op->kind = OpKind::recv;
   op->orphaned = false;
+  op->cancel_requested = false;
   op->stage = 0;
   op->seq = 0;
   op->msg_len = 0;

@@ -31,6 +31,7 @@ struct OpRecord {
   PeerId peer;  // kAnyPeer for wildcard receives/probes
   OpKind kind;
   bool orphaned;  // already reported to the user; the CQ entry only releases the record
+  bool cancel_requested;  // cancel() asked for it: a canceled completion is then the user's
   // Software matching (shm) only; see soft_match.h.
   std::uint8_t stage;       // large send: 0 = announcement not posted yet, 1 = payload not yet
   std::uint32_t seq;        // large message: its payload's sequence number (per peer pair)
