@@ -108,7 +108,7 @@ Err post_send(const void* buf, int count, const Checked& c, int dest, int tag, R
   if (c.type->contiguous) {
     return eng.isend(buf, c.bytes, dest, tag, c.comm, c.comm->context, r, nullptr, sync);
   }
-  std::vector<std::uint8_t> stage(c.bytes);
+  std::vector<std::uint8_t> stage = eng.requests().take_buffer(c.bytes);
   pack(buf, static_cast<std::size_t>(count), *c.type, stage.data());
   return eng.isend(nullptr, c.bytes, dest, tag, c.comm, c.comm->context, r, &stage, sync);
 }
@@ -378,7 +378,7 @@ Err post_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
     return fail(Err::buffer, "buffered send of %zu bytes does not fit: attached %d bytes, %zu in use",
                 need, b.buffer == nullptr ? 0 : b.size, b.used);
   }
-  std::vector<std::uint8_t> stage(c->bytes);
+  std::vector<std::uint8_t> stage = lib().engine.requests().take_buffer(c->bytes);
   if (c->bytes > 0) pack(buf, static_cast<std::size_t>(count), *c->type, stage.data());
   Request* r = nullptr;
   if (Err e = lib().engine.isend(nullptr, c->bytes, dest, tag, c->comm, c->comm->context, &r, &stage);

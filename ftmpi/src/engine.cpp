@@ -107,7 +107,7 @@ Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
   r->comm = comm;
   r->peer = source;
   if (buf == nullptr && bytes > 0) {
-    r->owned.resize(bytes);
+    r->owned = requests_.take_buffer(bytes);
     buf = r->owned.data();
   }
   Status s = endpoint_->recv(sel.peer, buf, bytes, sel.bits, sel.ignore, r);

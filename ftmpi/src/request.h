@@ -80,7 +80,19 @@ class RequestPool {
   }
   void release(Request* r) {
     r->kind = Request::Kind::unused;
+    // Keep one staging buffer (packed non-contiguous data) for the next such operation: a
+    // fresh multi-MiB vector costs an mmap and a page fault per 4 KiB, every time.
+    if (r->owned.capacity() > spare_.capacity() && r->owned.capacity() <= kMaxSpare) {
+      spare_.swap(r->owned);
+    }
     free_.push_back(r);
+  }
+  // A buffer of `bytes` bytes for packed data, reusing the kept one when it is big enough.
+  std::vector<std::uint8_t> take_buffer(std::size_t bytes) {
+    std::vector<std::uint8_t> v;
+    if (spare_.capacity() >= bytes) v.swap(spare_);
+    v.resize(bytes);
+    return v;
   }
   // nullptr for handles that are not live requests.
   Request* find(MPI_Request handle) {
@@ -99,6 +111,8 @@ class RequestPool {
  private:
   std::deque<Request> records_;
   std::vector<Request*> free_;
+  static constexpr std::size_t kMaxSpare = std::size_t{16} << 20;
+  std::vector<std::uint8_t> spare_;
 };
 
 }  // namespace ftmpi
