@@ -177,9 +177,11 @@ void Engine::complete(const Completion& c) {
         finish_part(parent, c.status == Status::ok ? MPI_SUCCESS
                                                    : to_code(fail(Err::other, "rank %d has failed", parent->peer)));
       }
-    } else if (r->hook != nullptr && c.status == Status::ok) {
-      r->owned.resize(c.len);
-      r->match_bits = c.tag;
+    } else if (r->hook != nullptr && c.status != Status::canceled) {
+      // An error completion (the provider gave up on it) still goes to the hook, empty, so a
+      // standing receive such as the agreement's is posted again instead of silently lost.
+      r->owned.resize(c.status == Status::ok ? c.len : 0);
+      r->match_bits = c.status == Status::ok ? c.tag : 0;
       r->hook(*r, r->hook_arg);
     }
     requests_.release(r);
