@@ -1,10 +1,13 @@
 // C API: collectives. Arguments are checked here, converted to bytes, and handed to the
 // algorithms in collectives/ through CommP2P; the Status they return maps to an error class.
+// A buffer whose datatype is not contiguous goes through a staging buffer (coll_stage.h):
+// packed before the algorithm, unpacked after it succeeded; contiguous types move in place.
 #include <ftmpi/coll/collectives.h>
 
 #include <vector>
 
 #include "coll_p2p.h"
+#include "coll_stage.h"
 #include "library.h"
 
 using namespace ftmpi;
@@ -62,19 +65,16 @@ Err begin(MPI_Comm comm, const char* fn, Call* call) {
 
 // One buffer argument (`what` names it): count, datatype, and a buffer that can hold the data.
 // Callers skip a buffer that is legitimately MPI_IN_PLACE; anywhere else it is an error.
-Err bytes_of(const char* what, const void* buf, int count, MPI_Datatype type, std::size_t* bytes,
-             std::size_t* extent = nullptr) {
+// *bytes is the packed size (count * type size), what the data-movement algorithms move.
+Err bytes_of(const char* what, const void* buf, int count, MPI_Datatype type,
+             const Datatype** t, std::size_t* bytes) {
   if (count < 0) return fail(Err::count, "%s: count %d is negative", what, count);
-  const Datatype* t = nullptr;
-  if (Err e = lib().types.lookup(type, &t); e != Err::ok) return e;
-  if (!t->contiguous && !t->predefined) {
-    return fail(Err::type, "datatype %d: non-contiguous derived datatypes are not supported in "
-                "collectives yet", type);
-  }
-  *bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->extent);
-  if (extent != nullptr) *extent = static_cast<std::size_t>(t->extent);
+  if (Err e = lib().types.lookup(type, t); e != Err::ok) return e;
+  *bytes = packed_size(**t, static_cast<std::size_t>(count));
   if (buf == MPI_IN_PLACE) return fail(Err::buffer, "%s may not be MPI_IN_PLACE here", what);
-  if (buf == nullptr && *bytes > 0) {
+  // NULL is MPI_BOTTOM for a staged derived type (absolute addresses); a type moved in place
+  // has its data at the buffer's start.
+  if (buf == nullptr && *bytes > 0 && ((*t)->contiguous || (*t)->predefined)) {
     return fail(Err::buffer, "%s is NULL but %d elements are to be transferred", what, count);
   }
   return Err::ok;
@@ -94,9 +94,11 @@ Err check_distinct(const void* sendbuf, const void* recvbuf, std::size_t bytes) 
   return Err::ok;
 }
 
-// A v-variant's buffer, once its byte counts are known: it must exist if anything moves.
-Err check_v_buffer(const char* what, const void* buf, const std::vector<std::size_t>& bytes) {
-  if (buf != nullptr) return Err::ok;
+// A v-variant's buffer, once its byte counts are known: it must exist if anything moves
+// (NULL is MPI_BOTTOM for a staged derived type, as in bytes_of).
+Err check_v_buffer(const char* what, const void* buf, const Datatype& t,
+                   const std::vector<std::size_t>& bytes) {
+  if (buf != nullptr || (!t.contiguous && !t.predefined)) return Err::ok;
   for (std::size_t r = 0; r < bytes.size(); ++r) {
     if (bytes[r] > 0) {
       return fail(Err::buffer, "%s is NULL but %zu bytes are to be transferred for rank %zu", what,
@@ -163,11 +165,96 @@ int finish(Comm* c, coll::Status s, const char* fn) {
 const void* in_place_or(const void* buf) { return buf == MPI_IN_PLACE ? coll::in_place : buf; }
 void* in_place_or(void* buf) { return buf == MPI_IN_PLACE ? coll::in_place : buf; }
 
-Err reduction_for(MPI_Op op, MPI_Datatype type, int count, coll::Reduction* r) {
-  const Datatype* t = nullptr;
-  if (Err e = lib().types.lookup(type, &t); e != Err::ok) return e;
-  return lib().ops.reduction(op, type, static_cast<std::size_t>(t->extent),
-                             static_cast<std::size_t>(count), r);
+// Whether a buffer of this type (nullptr: no buffer here) goes to the algorithm as it is. When
+// every buffer of a call does, the call takes the plain path: no Stage, no copy.
+bool moves_in_place(const Datatype* t) { return t == nullptr || Form::packed(*t).direct; }
+
+// The reduction of `count` elements of `type` and the form its buffers take (coll_stage.h).
+Err reduction_for(MPI_Op op, MPI_Datatype type, int count, coll::Reduction* r, Form* form,
+                  const Datatype** t) {
+  if (Err e = lib().types.lookup(type, t); e != Err::ok) return e;
+  if ((*t)->predefined) {  // the path of every reduction on a basic type, kept short
+    *form = Form{};  // direct: the algorithm works in the user's buffers
+    return lib().ops.reduction(op, type, static_cast<std::size_t>((*t)->extent),
+                               static_cast<std::size_t>(count), r);
+  }
+  return plan_reduction(op, type, **t, static_cast<std::size_t>(count), r, form);
+}
+
+// ---- Staging of slot and v-variant buffers (coll_stage.h) ---------------------------------
+
+// Slot layouts (gather, allgather, scatter, alltoall): slot i is elements [i*per, (i+1)*per).
+void load_slot(Stage* s, int i, std::size_t per) {
+  const std::size_t first = static_cast<std::size_t>(i) * per;
+  s->load(first, per, first * s->elem_bytes());
+}
+
+// The slots an algorithm wrote: every member's (a BLANK gap's slot is never written) except
+// `skip` (an in-place process's own, already in place).
+void store_slots(const Stage& s, const coll::View& v, std::size_t per, int skip) {
+  if (s.direct()) return;
+  if (skip < 0 && static_cast<int>(v.members.size()) == v.comm_size) return s.store_all();
+  for (int r : v.members) {
+    if (r == skip) continue;
+    const std::size_t first = static_cast<std::size_t>(r) * per;
+    s.store(first, per, first * s.elem_bytes());
+  }
+}
+
+// A v-variant buffer: block r is counts[r] elements at element displs[r] of the user's buffer.
+// Direct, the algorithm gets byte counts and displacements into that buffer. Staged, the
+// blocks lie back to back in rank order, so the staging buffer holds the sum of the counts
+// however the displacements spread the blocks out.
+struct VBuffer {
+  Stage stage;
+  std::vector<std::size_t> counts, displs;  // bytes, what the algorithm gets
+  const int* elem_counts = nullptr;
+  const int* elem_displs = nullptr;
+
+  void load_block(int r) {
+    const auto i = static_cast<std::size_t>(r);
+    stage.load(static_cast<std::size_t>(elem_displs[i]), static_cast<std::size_t>(elem_counts[i]),
+               displs[i]);
+  }
+  void store_block(int r) const {
+    const auto i = static_cast<std::size_t>(r);
+    stage.store(static_cast<std::size_t>(elem_displs[i]), static_cast<std::size_t>(elem_counts[i]),
+                displs[i]);
+  }
+  void load_all(int n) {
+    if (stage.direct()) return;
+    for (int r = 0; r < n; ++r) load_block(r);
+  }
+  // The members' blocks except `skip` (see store_slots).
+  void store_members(const coll::View& v, int skip) const {
+    if (stage.direct()) return;
+    for (int r : v.members) {
+      if (r != skip) store_block(r);
+    }
+  }
+};
+
+Err v_buffer(const Comm* c, const char* what, const void* buf, const int* counts,
+             const int* displs, const Datatype& t, VBuffer* out) {
+  const Form f = Form::packed(t);
+  const std::size_t unit = f.direct ? static_cast<std::size_t>(t.extent) : t.size;
+  if (Err e = to_bytes(c, counts, displs, unit, &out->counts, &out->displs); e != Err::ok) {
+    return e;
+  }
+  if (Err e = check_v_buffer(what, buf, t, out->counts); e != Err::ok) return e;
+  out->elem_counts = counts;
+  out->elem_displs = displs;
+  std::size_t elements = 0;
+  if (!f.direct) {
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < out->counts.size(); ++r) {
+      out->displs[r] = at;
+      at += out->counts[r];
+      elements += static_cast<std::size_t>(counts[r]);
+    }
+  }
+  out->stage.setup(buf, elements, t, f);
+  return Err::ok;
 }
 
 }  // namespace
@@ -191,106 +278,215 @@ int MPI_Barrier(MPI_Comm comm) {
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   BEGIN("MPI_Bcast");
+  const Datatype* t = nullptr;
   std::size_t bytes;
-  CHECK(bytes_of("buffer", buf, count, type, &bytes));
+  CHECK(bytes_of("buffer", buf, count, type, &t, &bytes));
   CHECK(check_root(c, root));
-  return finish(c, coll::bcast(call.view, p2p, buf, bytes, root), "MPI_Bcast");
+  if (moves_in_place(t)) {
+    return finish(c, coll::bcast(call.view, p2p, buf, bytes, root), "MPI_Bcast");
+  }
+  Stage data;
+  data.setup(buf, static_cast<std::size_t>(count), *t, Form::packed(*t));
+  if (c->rank == root) data.load_all();
+  const coll::Status s = coll::bcast(call.view, p2p, data.data(), bytes, root);
+  if (s == coll::Status::ok && c->rank != root) data.store_all();
+  return finish(c, s, "MPI_Bcast");
 }
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm) {
   BEGIN("MPI_Reduce");
+  const Datatype* t = nullptr;
   std::size_t bytes;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
   CHECK(check_root(c, root));
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, count, type, &bytes));
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
   } else if (c->rank != root) {
     return raise(c, in_place_not_here("sendbuf", "MPI_Reduce"));
   }
-  if (c->rank == root) {
-    CHECK(bytes_of("recvbuf", recvbuf, count, type, &bytes));
+  const bool at_root = c->rank == root;
+  if (at_root) {
+    CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
     CHECK(check_distinct(sendbuf, recvbuf, bytes));
   }
   coll::Reduction r;
-  CHECK(reduction_for(op, type, count, &r));
-  return finish(c, coll::reduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r, root), "MPI_Reduce");
+  Form form;
+  CHECK(reduction_for(op, type, count, &r, &form, &t));
+  if (form.direct) {
+    return finish(c, coll::reduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r, root),
+                  "MPI_Reduce");
+  }
+  const auto n = static_cast<std::size_t>(count);
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, n, *t, form);
+    in.load_all();
+  }
+  if (at_root) {
+    out.setup(recvbuf, n, *t, form);
+    if (in_place) out.load_all();
+  }
+  const coll::Status s = coll::reduce(call.view, p2p, in_place ? coll::in_place : in.data(),
+                                      at_root ? out.data() : recvbuf, r, root);
+  if (s == coll::Status::ok && at_root) out.store_all();
+  return finish(c, s, "MPI_Reduce");
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
   BEGIN("MPI_Allreduce");
+  const Datatype* t = nullptr;
   std::size_t bytes;
-  CHECK(bytes_of("recvbuf", recvbuf, count, type, &bytes));
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, count, type, &bytes));
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
     CHECK(check_distinct(sendbuf, recvbuf, bytes));
   }
   coll::Reduction r;
-  CHECK(reduction_for(op, type, count, &r));
-  return finish(c, coll::allreduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r), "MPI_Allreduce");
+  Form form;
+  CHECK(reduction_for(op, type, count, &r, &form, &t));
+  if (form.direct) {
+    return finish(c, coll::allreduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r),
+                  "MPI_Allreduce");
+  }
+  const auto n = static_cast<std::size_t>(count);
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, n, *t, form);
+    in.load_all();
+  }
+  out.setup(recvbuf, n, *t, form);
+  if (in_place) out.load_all();
+  const coll::Status s =
+      coll::allreduce(call.view, p2p, in_place ? coll::in_place : in.data(), out.data(), r);
+  if (s == coll::Status::ok) out.store_all();
+  return finish(c, s, "MPI_Allreduce");
 }
 
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   BEGIN("MPI_Reduce_scatter");
-  std::size_t extent = 0, bytes = 0;
-  CHECK(bytes_of("recvbuf", recvbuf, 0, type, &bytes, &extent));
+  const Datatype* t = nullptr;
+  std::size_t bytes = 0;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CHECK(bytes_of("recvbuf", recvbuf, 0, type, &t, &bytes));
   std::vector<std::size_t> counts;
   CHECK(to_bytes(c, recvcounts, nullptr, 1, &counts, nullptr));  // element counts
   // The input is every block (recvbuf holds it when in place); the output is my block.
-  const std::size_t in_bytes = total_of(counts) * extent;
-  const std::size_t out_bytes = counts[static_cast<std::size_t>(c->rank)] * extent;
-  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (input == nullptr && in_bytes > 0) {
+  const std::size_t total = total_of(counts);
+  const std::size_t mine = counts[static_cast<std::size_t>(c->rank)];
+  const std::size_t in_bytes = packed_size(*t, total);
+  const std::size_t out_bytes = packed_size(*t, mine);
+  const bool null_ok = !t->contiguous && !t->predefined;  // MPI_BOTTOM, as in bytes_of
+  const void* input = in_place ? recvbuf : sendbuf;
+  if (input == nullptr && in_bytes > 0 && !null_ok) {
     return raise(c, fail(Err::buffer, "MPI_Reduce_scatter: %s is NULL but the counts add up to "
-                         "%zu elements", sendbuf == MPI_IN_PLACE ? "recvbuf" : "sendbuf",
-                         total_of(counts)));
+                         "%zu elements", in_place ? "recvbuf" : "sendbuf", total));
   }
-  if (recvbuf == nullptr && out_bytes > 0) {
+  if (recvbuf == nullptr && out_bytes > 0 && !null_ok) {
     return raise(c, fail(Err::buffer, "MPI_Reduce_scatter: recvbuf is NULL but recvcounts[%d] "
                          "is %d", c->rank, recvcounts[c->rank]));
   }
-  if (sendbuf != MPI_IN_PLACE) CHECK(check_distinct(sendbuf, recvbuf, in_bytes));
+  if (!in_place) CHECK(check_distinct(sendbuf, recvbuf, in_bytes));
   coll::Reduction r;
-  CHECK(reduction_for(op, type, 0, &r));
-  return finish(c, coll::reduce_scatter(call.view, p2p, in_place_or(sendbuf), recvbuf, counts.data(), r),
-                "MPI_Reduce_scatter");
+  Form form;
+  CHECK(reduction_for(op, type, 0, &r, &form, &t));
+  if (form.per != 1) {
+    for (std::size_t& n : counts) n *= form.per;  // the algorithm counts the form's units
+  }
+  if (form.direct) {
+    return finish(c, coll::reduce_scatter(call.view, p2p, in_place_or(sendbuf), recvbuf,
+                                          counts.data(), r),
+                  "MPI_Reduce_scatter");
+  }
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, total, *t, form);
+    in.load_all();
+    out.setup(recvbuf, mine, *t, form);
+  } else {
+    out.setup(recvbuf, total, *t, form);
+    out.load_all();
+  }
+  const coll::Status s = coll::reduce_scatter(
+      call.view, p2p, in_place ? coll::in_place : in.data(), out.data(), counts.data(), r);
+  if (s == coll::Status::ok) out.store(0, mine, 0);  // in place too: my block at the start
+  return finish(c, s, "MPI_Reduce_scatter");
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
              MPI_Comm comm) {
   BEGIN("MPI_Scan");
+  const Datatype* t = nullptr;
   std::size_t bytes;
-  CHECK(bytes_of("recvbuf", recvbuf, count, type, &bytes));
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, count, type, &bytes));
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
     CHECK(check_distinct(sendbuf, recvbuf, bytes));
   }
   coll::Reduction r;
-  CHECK(reduction_for(op, type, count, &r));
-  return finish(c, coll::scan(call.view, p2p, in_place_or(sendbuf), recvbuf, r), "MPI_Scan");
+  Form form;
+  CHECK(reduction_for(op, type, count, &r, &form, &t));
+  if (form.direct) {
+    return finish(c, coll::scan(call.view, p2p, in_place_or(sendbuf), recvbuf, r), "MPI_Scan");
+  }
+  const auto n = static_cast<std::size_t>(count);
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, n, *t, form);
+    in.load_all();
+  }
+  out.setup(recvbuf, n, *t, form);
+  if (in_place) out.load_all();
+  const coll::Status s =
+      coll::scan(call.view, p2p, in_place ? coll::in_place : in.data(), out.data(), r);
+  if (s == coll::Status::ok) out.store_all();
+  return finish(c, s, "MPI_Scan");
 }
 
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   BEGIN("MPI_Gather");
   CHECK(check_root(c, root));
+  const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
   } else if (c->rank != root) {
     return raise(c, in_place_not_here("sendbuf", "MPI_Gather"));
   }
-  if (c->rank == root) {
-    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
-    if (sendbuf != MPI_IN_PLACE && rbytes != sbytes) {
+  const bool at_root = c->rank == root;
+  if (at_root) {
+    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
+    if (!in_place && rbytes != sbytes) {
       return raise(c, fail(Err::truncate, "MPI_Gather: send and receive sizes differ"));
     }
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   } else {
     rbytes = sbytes;
   }
-  return finish(c, coll::gather(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf, root), "MPI_Gather");
+  if (moves_in_place(st) && moves_in_place(rt)) {
+    return finish(c, coll::gather(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf, root),
+                  "MPI_Gather");
+  }
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, static_cast<std::size_t>(sendcount), *st, Form::packed(*st));
+    in.load_all();
+  }
+  const auto per = static_cast<std::size_t>(at_root ? recvcount : 0);
+  if (at_root) {
+    out.setup(recvbuf, per * static_cast<std::size_t>(c->size()), *rt, Form::packed(*rt));
+    if (in_place) load_slot(&out, root, per);  // the algorithm reads my block from my slot
+  }
+  const coll::Status s = coll::gather(call.view, p2p, in_place ? coll::in_place : in.data(),
+                                      rbytes, at_root ? out.data() : recvbuf, root);
+  if (s == coll::Status::ok && at_root) store_slots(out, call.view, per, in_place ? root : -1);
+  return finish(c, s, "MPI_Gather");
 }
 
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -298,45 +494,72 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 MPI_Comm comm) {
   BEGIN("MPI_Gatherv");
   CHECK(check_root(c, root));
-  std::size_t sbytes = 0, extent = 0, unused = 0;
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
+  const Datatype *st = nullptr, *rt = nullptr;
+  std::size_t sbytes = 0, unused = 0;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
   } else if (c->rank != root) {
     return raise(c, in_place_not_here("sendbuf", "MPI_Gatherv"));
   }
-  std::vector<std::size_t> counts, disp;
-  if (c->rank == root) {
-    CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &unused, &extent));
-    CHECK(to_bytes(c, recvcounts, displs, extent, &counts, &disp));
-    CHECK(check_v_buffer("recvbuf", recvbuf, counts));
-    CHECK(check_distinct(sendbuf, recvbuf, total_of(counts)));
+  const bool at_root = c->rank == root;
+  VBuffer out;
+  if (at_root) {
+    CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &rt, &unused));
+    CHECK(v_buffer(c, "recvbuf", recvbuf, recvcounts, displs, *rt, &out));
+    CHECK(check_distinct(sendbuf, recvbuf, total_of(out.counts)));
+    if (in_place) out.load_block(root);  // the algorithm reads my block from its place
   }
-  return finish(c, coll::gatherv(call.view, p2p, in_place_or(sendbuf), sbytes, recvbuf,
-                                 counts.empty() ? nullptr : counts.data(),
-                                 disp.empty() ? nullptr : disp.data(), root),
-                "MPI_Gatherv");
+  Stage in;
+  if (!in_place) {
+    in.setup(sendbuf, static_cast<std::size_t>(sendcount), *st, Form::packed(*st));
+    in.load_all();
+  }
+  const coll::Status s = coll::gatherv(
+      call.view, p2p, in_place ? coll::in_place : in.data(), sbytes,
+      at_root ? out.stage.data() : recvbuf, out.counts.empty() ? nullptr : out.counts.data(),
+      out.displs.empty() ? nullptr : out.displs.data(), root);
+  if (s == coll::Status::ok && at_root) out.store_members(call.view, in_place ? root : -1);
+  return finish(c, s, "MPI_Gatherv");
 }
 
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   BEGIN("MPI_Scatter");
   CHECK(check_root(c, root));
+  const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
-  if (recvbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
+  const bool in_place = recvbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   } else if (c->rank != root) {
     return raise(c, in_place_not_here("recvbuf", "MPI_Scatter"));
   }
-  if (c->rank == root) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
-    if (recvbuf != MPI_IN_PLACE && rbytes != sbytes) {
+  const bool at_root = c->rank == root;
+  if (at_root) {
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
+    if (!in_place && rbytes != sbytes) {
       return raise(c, fail(Err::truncate, "MPI_Scatter: send and receive sizes differ"));
     }
     CHECK(check_distinct(sendbuf, recvbuf, sbytes));
   } else {
     sbytes = rbytes;
   }
-  return finish(c, coll::scatter(call.view, p2p, sendbuf, sbytes, in_place_or(recvbuf), root), "MPI_Scatter");
+  if (moves_in_place(st) && moves_in_place(rt)) {
+    return finish(c, coll::scatter(call.view, p2p, sendbuf, sbytes, in_place_or(recvbuf), root),
+                  "MPI_Scatter");
+  }
+  Stage in, out;
+  if (at_root) {  // in place, my slot stays in sendbuf: it is staged with the others, unread
+    in.setup(sendbuf, static_cast<std::size_t>(sendcount) * static_cast<std::size_t>(c->size()),
+             *st, Form::packed(*st));
+    in.load_all();
+  }
+  if (!in_place) out.setup(recvbuf, static_cast<std::size_t>(recvcount), *rt, Form::packed(*rt));
+  const coll::Status s = coll::scatter(call.view, p2p, at_root ? in.data() : sendbuf, sbytes,
+                                       in_place ? coll::in_place : out.data(), root);
+  if (s == coll::Status::ok && !in_place) out.store_all();
+  return finish(c, s, "MPI_Scatter");
 }
 
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
@@ -344,83 +567,143 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
                  int root, MPI_Comm comm) {
   BEGIN("MPI_Scatterv");
   CHECK(check_root(c, root));
-  std::size_t rbytes = 0, extent = 0, unused = 0;
-  if (recvbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
+  const Datatype *st = nullptr, *rt = nullptr;
+  std::size_t rbytes = 0, unused = 0;
+  const bool in_place = recvbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   } else if (c->rank != root) {
     return raise(c, in_place_not_here("recvbuf", "MPI_Scatterv"));
   }
-  std::vector<std::size_t> counts, disp;
-  if (c->rank == root) {
-    CHECK(bytes_of("sendbuf", sendbuf, 0, sendtype, &unused, &extent));
-    CHECK(to_bytes(c, sendcounts, displs, extent, &counts, &disp));
-    CHECK(check_v_buffer("sendbuf", sendbuf, counts));
+  const bool at_root = c->rank == root;
+  VBuffer in;
+  if (at_root) {
+    CHECK(bytes_of("sendbuf", sendbuf, 0, sendtype, &st, &unused));
+    CHECK(v_buffer(c, "sendbuf", sendbuf, sendcounts, displs, *st, &in));
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
+    in.load_all(c->size());
   }
-  return finish(c, coll::scatterv(call.view, p2p, sendbuf, counts.empty() ? nullptr : counts.data(),
-                                  disp.empty() ? nullptr : disp.data(), in_place_or(recvbuf), rbytes, root),
-                "MPI_Scatterv");
+  Stage out;
+  if (!in_place) out.setup(recvbuf, static_cast<std::size_t>(recvcount), *rt, Form::packed(*rt));
+  const coll::Status s = coll::scatterv(
+      call.view, p2p, at_root ? in.stage.data() : sendbuf,
+      in.counts.empty() ? nullptr : in.counts.data(),
+      in.displs.empty() ? nullptr : in.displs.data(),
+      in_place ? coll::in_place : out.data(), rbytes, root);
+  if (s == coll::Status::ok && !in_place) out.store_all();
+  return finish(c, s, "MPI_Scatterv");
 }
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BEGIN("MPI_Allgather");
+  const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
-  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
     if (sbytes != rbytes) return raise(c, fail(Err::truncate, "MPI_Allgather: send and receive sizes differ"));
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
-  return finish(c, coll::allgather(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf), "MPI_Allgather");
+  if (moves_in_place(st) && moves_in_place(rt)) {
+    return finish(c, coll::allgather(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf),
+                  "MPI_Allgather");
+  }
+  const auto per = static_cast<std::size_t>(recvcount);
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, static_cast<std::size_t>(sendcount), *st, Form::packed(*st));
+    in.load_all();
+  }
+  out.setup(recvbuf, per * static_cast<std::size_t>(c->size()), *rt, Form::packed(*rt));
+  if (in_place) load_slot(&out, c->rank, per);  // my block, read from my slot
+  const coll::Status s =
+      coll::allgather(call.view, p2p, in_place ? coll::in_place : in.data(), rbytes, out.data());
+  if (s == coll::Status::ok) store_slots(out, call.view, per, in_place ? c->rank : -1);
+  return finish(c, s, "MPI_Allgather");
 }
 
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
   BEGIN("MPI_Allgatherv");
-  std::size_t sbytes = 0, extent = 0, unused = 0;
-  if (sendbuf != MPI_IN_PLACE) CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
-  CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &unused, &extent));
-  std::vector<std::size_t> counts, disp;
-  CHECK(to_bytes(c, recvcounts, displs, extent, &counts, &disp));
-  CHECK(check_v_buffer("recvbuf", recvbuf, counts));
-  if (sendbuf != MPI_IN_PLACE) CHECK(check_distinct(sendbuf, recvbuf, sbytes));
-  return finish(c, coll::allgatherv(call.view, p2p, in_place_or(sendbuf), recvbuf, counts.data(), disp.data()),
-                "MPI_Allgatherv");
+  const Datatype *st = nullptr, *rt = nullptr;
+  std::size_t sbytes = 0, unused = 0;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
+  CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &rt, &unused));
+  VBuffer out;
+  CHECK(v_buffer(c, "recvbuf", recvbuf, recvcounts, displs, *rt, &out));
+  if (!in_place) CHECK(check_distinct(sendbuf, recvbuf, sbytes));
+  Stage in;
+  if (!in_place) {
+    in.setup(sendbuf, static_cast<std::size_t>(sendcount), *st, Form::packed(*st));
+    in.load_all();
+  } else {
+    out.load_block(c->rank);  // my block, read from its place
+  }
+  const coll::Status s = coll::allgatherv(call.view, p2p, in_place ? coll::in_place : in.data(),
+                                          out.stage.data(), out.counts.data(), out.displs.data());
+  if (s == coll::Status::ok) out.store_members(call.view, in_place ? c->rank : -1);
+  return finish(c, s, "MPI_Allgatherv");
 }
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BEGIN("MPI_Alltoall");
+  const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
-  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rbytes));
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &sbytes));
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
     if (sbytes != rbytes) return raise(c, fail(Err::truncate, "MPI_Alltoall: send and receive sizes differ"));
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
-  return finish(c, coll::alltoall(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf), "MPI_Alltoall");
+  if (moves_in_place(st) && moves_in_place(rt)) {
+    return finish(c, coll::alltoall(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf),
+                  "MPI_Alltoall");
+  }
+  const auto slots = static_cast<std::size_t>(c->size());
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, static_cast<std::size_t>(sendcount) * slots, *st, Form::packed(*st));
+    in.load_all();
+  }
+  out.setup(recvbuf, static_cast<std::size_t>(recvcount) * slots, *rt, Form::packed(*rt));
+  if (in_place) out.load_all();  // sent from and replaced in recvbuf
+  const coll::Status s =
+      coll::alltoall(call.view, p2p, in_place ? coll::in_place : in.data(), rbytes, out.data());
+  if (s == coll::Status::ok) store_slots(out, call.view, static_cast<std::size_t>(recvcount), -1);
+  return finish(c, s, "MPI_Alltoall");
 }
 
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   BEGIN("MPI_Alltoallv");
-  std::size_t sextent = 0, rextent = 0, unused = 0;
-  std::vector<std::size_t> sc, sd, rc, rd;
-  CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &unused, &rextent));
-  CHECK(to_bytes(c, recvcounts, rdispls, rextent, &rc, &rd));
-  CHECK(check_v_buffer("recvbuf", recvbuf, rc));
-  if (sendbuf != MPI_IN_PLACE) {
-    CHECK(bytes_of("sendbuf", sendbuf, 0, sendtype, &unused, &sextent));
-    CHECK(to_bytes(c, sendcounts, sdispls, sextent, &sc, &sd));
-    CHECK(check_v_buffer("sendbuf", sendbuf, sc));
-    CHECK(check_distinct(sendbuf, recvbuf, total_of(sc)));
+  const Datatype *st = nullptr, *rt = nullptr;
+  std::size_t unused = 0;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &rt, &unused));
+  VBuffer in, out;
+  CHECK(v_buffer(c, "recvbuf", recvbuf, recvcounts, rdispls, *rt, &out));
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, 0, sendtype, &st, &unused));
+    CHECK(v_buffer(c, "sendbuf", sendbuf, sendcounts, sdispls, *st, &in));
+    CHECK(check_distinct(sendbuf, recvbuf, total_of(in.counts)));
+    in.load_all(c->size());
+  } else {
+    out.load_all(c->size());  // sent from and replaced in recvbuf
   }
-  return finish(c, coll::alltoallv(call.view, p2p, in_place_or(sendbuf), sc.empty() ? nullptr : sc.data(),
-                                   sd.empty() ? nullptr : sd.data(), recvbuf, rc.data(), rd.data()),
-                "MPI_Alltoallv");
+  const coll::Status s = coll::alltoallv(
+      call.view, p2p, in_place ? coll::in_place : in.stage.data(),
+      in.counts.empty() ? nullptr : in.counts.data(),
+      in.displs.empty() ? nullptr : in.displs.data(),
+      out.stage.data(), out.counts.data(), out.displs.data());
+  if (s == coll::Status::ok) out.store_members(call.view, -1);
+  return finish(c, s, "MPI_Alltoallv");
 }
 
 int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
