@@ -12,7 +12,8 @@
  * not timed; the order of the three measurements rotates.
  *
  * Then (unless --no-kill) the victim (--victim, default the last rank) SIGKILLs itself and
- * the survivors measure a REBUILD-style recovery as well as SHRINK allows: repair
+ * the survivors measure a REBUILD-style recovery as well as SHRINK allows (the real REBUILD
+ * recovery, with a replacement process, is measured by ckpt_rebuild.c): repair
  * (MPI_Comm_dup), FTCKPT_Recover, and FTCKPT_Fetch of the victim's V bytes by one survivor
  * that does not hold a copy (as a replacement would), compared with a plain V-byte message.
  * Every fetched and restored byte is checked. Prints "ckpt_save: OK" at the end.

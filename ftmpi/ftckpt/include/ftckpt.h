@@ -4,11 +4,12 @@
  * other processes, placed by the Bondarenko-Yakobovsky formula (level 2)
  *     receiver(i, j, k) = (i + j * DF^(k mod SD) + k mod SD) mod N,   j = 1..DF,
  * for the last SD saves, optional XOR parity groups (level 3) and optional files every n-th
- * save (level 4). After the application repaired its communicator (SHRINK or BLANK),
- * FTCKPT_Recover finds the newest iteration the failed processes can be rebuilt from, and the
- * lowest level that can serve it, from the failure topology alone (RLFFN for the copies),
- * rolls the survivors back to it, and FTCKPT_Fetch hands any process's protected data of
- * that iteration to whoever needs it.
+ * save (level 4). After the application repaired its communicator, FTCKPT_Recover finds the
+ * newest iteration the failed processes can be rebuilt from, and the lowest level that can
+ * serve it, from the failure topology alone (RLFFN for the copies), and rolls everybody back
+ * to it: with REBUILD each replacement process gets the state of the rank it took; with
+ * SHRINK or BLANK FTCKPT_Fetch hands any process's protected data of that iteration to
+ * whoever needs it.
  *
  * Usage (all calls collective over the communicator given to FTCKPT_Init unless noted):
  *
@@ -25,6 +26,27 @@
  *     }
  *   }
  *   FTCKPT_Finalize();
+ *
+ * REBUILD (mpirun --comm-mode rebuild; FTCKPT_Init must have been given MPI_COMM_WORLD): the
+ * survivors do the same as above (no Fetch needed: the ranks do not change). A replacement
+ * starts from main and runs the same start-up code, then the survivors' repair and Recover:
+ *
+ *   MPI_Init(...);                                      // returns with WORLD repaired
+ *   FTCKPT_Init(MPI_COMM_WORLD, &cfg);                  // same config; local for a replacement
+ *   FTCKPT_Protect(0, field, n, MPI_DOUBLE);            // same ids and sizes as its predecessor
+ *   FTMPI_Init_state(&st);
+ *   if (st == FTMPI_INIT_RESTARTED) {
+ *     MPI_Comm tmp; MPI_Comm_dup(MPI_COMM_WORLD, &tmp); MPI_Comm_free(&tmp);  // the survivors' call
+ *     FTCKPT_Recover(&k);                               // field now holds its rank's save k
+ *   }
+ *
+ * Its Recover makes exactly the collective calls the survivors' Recover makes; the survivors
+ * tell it the iteration, the counters and the level, and the survivor that holds its rank's
+ * copy (or rebuilt it from parity) sends it the image; at level 4 it reads the file. If
+ * Recover fails because another process died meanwhile, replacement and survivors alike
+ * repair again (MPI_Comm_dup) and call Recover again. The next FTCKPT_Save includes the
+ * replacement like any member, so copies lost with the dead process exist again once it
+ * completed.
  *
  * The library learns which processes failed by itself: it keeps the MPI_Group of the
  * communicator as it was at every save generation ("epoch") and translates it into the
@@ -91,7 +113,10 @@ void FTCKPT_Config_default(FTCKPT_Config *cfg);
 
 /* Duplicates comm for the library's own messages, validates the configuration and computes
  * with an exact search how many simultaneous failures (N, DF, SD) tolerates; warns or refuses
- * (FTCKPT_ERR_TOLERANCE) when that is below cfg->required_tolerance. Collective. */
+ * (FTCKPT_ERR_TOLERANCE) when that is below cfg->required_tolerance. Collective.
+ * In a REBUILD replacement (FTMPI_Init_state gives FTMPI_INIT_RESTARTED; the first Init of
+ * the process) it only records the configuration: no communication, and FTCKPT_Save is
+ * refused (FTCKPT_ERR_STATE) until its FTCKPT_Recover succeeded. */
 int FTCKPT_Init(MPI_Comm comm, const FTCKPT_Config *cfg);
 
 /* Registers (or replaces, or with count 0 removes) region `id`: `count` elements of a
@@ -106,14 +131,21 @@ int FTCKPT_Save(void);
 
 /* After the communicator was repaired: finds the newest kept iteration every lost process can
  * be rebuilt from (memory copies via RLFFN, else files), restores this process's own regions
- * whose size did not change since that save, discards newer iterations and starts a new save
- * generation on the repaired communicator. *iteration receives the save number (0-based).
- * Collective over the survivors. FTCKPT_ERR_UNRECOVERABLE when nothing can be rebuilt. */
+ * whose size did not change since that save - in a REBUILD replacement, those of the rank it
+ * took, sent by a survivor - discards newer iterations and starts a new save generation on
+ * the repaired communicator. *iteration receives the save number (0-based). Collective over
+ * the survivors and the replacements. FTCKPT_ERR_UNRECOVERABLE (on every process) when
+ * nothing can be rebuilt; FTCKPT_ERR_NO_CHECKPOINT when no save had completed (the library
+ * then starts afresh, save numbers from 0); another MPI error when a process died
+ * meanwhile (repair again and call again); MPI_ERR_ARG when the processes' configurations
+ * differ. */
 int FTCKPT_Recover(int *iteration);
 
 /* Describes the last recovery: the communicator size when the recovered iteration was saved,
- * this process's rank then, for each rank o of that time its rank now or -1 when it is lost
- * (up to maxn entries), and the level used. Any pointer may be NULL. Local. */
+ * this process's rank then (a replacement: the rank whose state it got, -1 if none), for
+ * each rank o of that time its rank now - a lost rank whose state went to a REBUILD
+ * replacement: the replacement's rank - or -1 when it is lost (up to maxn entries), and the
+ * level used. Any pointer may be NULL. Local. */
 int FTCKPT_Recovery_info(int *old_size, int *old_rank, int maxn, int *new_rank_of_old,
                          int *level);
 
@@ -139,6 +171,11 @@ const char *FTCKPT_Error_string(int code);
 /* Testing hook: this process SIGKILLs itself in the middle of save number k, after its copies
  * were posted and before the save is agreed (k < 0 disarms). Local. */
 int FTCKPT_Test_kill_in_save(int k);
+
+/* Testing hook: this process SIGKILLs itself inside its next FTCKPT_Recover call, after the
+ * REBUILD hand-off messages (a replacement's state) were posted and before they completed
+ * (0 disarms). Local. */
+int FTCKPT_Test_kill_in_recover(int arm);
 
 /* Testing and benchmarking: how FTCKPT_Recover chooses the level. 0 (default): from the
  * failure topology, without communication. 1: the way seed 001 improves on - every candidate

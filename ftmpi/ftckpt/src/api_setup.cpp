@@ -48,24 +48,37 @@ void report(const char* fmt, ...) {
   va_end(ap);
 }
 
-int begin_epoch(bool at_init) {
+void update_reporter() {
+  State& s = state();
+  int n = 0, me = -1;
+  MPI_Comm_size(s.comm, &n);
+  MPI_Comm_rank(s.comm, &me);
+  for (int r = 0; r < n; ++r) {
+    int st = FTMPI_PROC_OK;
+    FTMPI_Comm_proc_state(s.comm, r, &st);  // BLANK: a gap stays FAILED
+    if (st == FTMPI_PROC_FAILED) continue;
+    s.reporter = r == me;
+    return;
+  }
+  s.reporter = false;
+}
+
+int begin_epoch(bool at_init, int id) {
   State& s = state();
   Epoch e;
-  e.id = s.epochs.empty() ? 0 : s.epochs.back().id + 1;
+  e.id = id;
   MPI_Comm_group(s.comm, &e.group);
   MPI_Comm_size(s.comm, &e.n);
   MPI_Comm_rank(s.comm, &e.my_rank);
   e.gap_at_start.assign(e.n, 0);
   e.now.resize(e.n);
-  int lowest_valid = -1;
   for (int r = 0; r < e.n; ++r) {
     int st = FTMPI_PROC_OK;
     FTMPI_Comm_proc_state(s.comm, r, &st);  // BLANK: a gap stays FAILED
     e.gap_at_start[r] = st == FTMPI_PROC_FAILED;
     e.now[r] = e.gap_at_start[r] ? -1 : r;
-    if (lowest_valid < 0 && !e.gap_at_start[r]) lowest_valid = r;
   }
-  s.reporter = e.my_rank == lowest_valid;
+  update_reporter();
   if (s.l3_group > 0) {
     std::vector<int> members;
     for (int r = 0; r < e.n; ++r)
@@ -181,14 +194,33 @@ int FTCKPT_Init(MPI_Comm comm, const FTCKPT_Config* cfg) {
   s.l4_every = c.l4_every;
   s.l3_group = c.l3_group;
   if (!s.l4_dir.empty()) make_dirs(s.l4_dir);
+  s.slots.assign(static_cast<std::size_t>(s.sd) + 1, Slot());
+  // A REBUILD replacement: the survivors do not call FTCKPT_Init again, they are (or will
+  // be) in FTCKPT_Recover, whose first collective is the re-creation of the library
+  // communicator. So a replacement's Init does no communication at all; its Recover makes
+  // exactly the survivors' calls and learns the epoch, counters and its data from them.
+  // Only the first Init of a restarted process joins; a later one (after Finalize) is an
+  // ordinary collective Init.
+  static bool initialised_before = false;
+  int init_state = FTMPI_INIT_NEW;
+  FTMPI_Init_state(&init_state);
+  const bool join = init_state == FTMPI_INIT_RESTARTED && !initialised_before;
+  initialised_before = true;
+  if (join) {
+    s.joining = true;
+    s.initialised = true;
+    return MPI_SUCCESS;
+  }
   if (int rc = MPI_Comm_dup(comm, &s.comm); rc != MPI_SUCCESS) {
     s = State();
     return rc;
   }
   MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
-  s.slots.assign(static_cast<std::size_t>(s.sd) + 1, Slot());
+  // Save and Recover rely on collectives that succeed everywhere or fail everywhere, also
+  // when the application relaxed the collective mode of its own communicator.
+  FTMPI_Comm_set_coll_mode(s.comm, FTMPI_COLL_MODE_ATOMIC);
   s.initialised = true;
-  if (int rc = begin_epoch(true); rc != MPI_SUCCESS) {
+  if (int rc = begin_epoch(true, 0); rc != MPI_SUCCESS) {
     release_all();
     return rc;
   }
@@ -244,6 +276,11 @@ int FTCKPT_Finalize(void) {
 
 int FTCKPT_Test_kill_in_save(int k) {
   state().kill_in_save = k;
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Test_kill_in_recover(int arm) {
+  state().kill_in_recover = arm != 0;
   return MPI_SUCCESS;
 }
 

@@ -24,8 +24,14 @@ struct Region {
 // ranks are ranks of the epoch. The MPI_Group is a snapshot, so after any number of repairs
 // translating it into the repaired communicator tells which of its members are gone - the
 // library never needs the application to report failures.
+//
+// A REBUILD replacement was no member of the epoch it recovers from; it gets that epoch's
+// description (size, gaps, where its members are now) from a survivor, without a group:
+// such a "foreign" epoch only serves Recovery_info and Fetch until the next save, and is
+// never translated or searched (this process holds none of its data).
 struct Epoch {
   int id = 0;
+  bool foreign = false;             // described by a survivor; group is MPI_GROUP_NULL
   MPI_Group group = MPI_GROUP_NULL;
   int n = 0;
   int my_rank = -1;
@@ -62,12 +68,17 @@ struct Recovery {
   int level = FTCKPT_LEVEL_NONE;
   int slot = -1;               // ring slot of k (memory levels)
   std::vector<int> source;     // epoch rank -> current rank that serves its data, -1: file
+  std::vector<int> heir;       // epoch rank -> current rank of the replacement that got its
+                               // state (REBUILD), -1: none
   double select_seconds = 0;   // time spent choosing the level (FTCKPT_Test_last_selection)
   int select_rounds = 0;       // validation rounds that took (0 when chosen from the topology)
 };
 
 struct State {
   bool initialised = false;
+  bool joining = false;           // a REBUILD replacement between Init and its first Recover:
+                                  // no library communicator, no epoch, no data yet
+  bool recovering = false;        // a Recover began and has not succeeded: no Save until it has
   MPI_Comm user = MPI_COMM_NULL;  // the application's communicator, repaired by the app
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate; NULL after a failed re-creation
   std::vector<MPI_Comm> retired;  // broken duplicates, freed at Finalize (see recover.cpp)
@@ -89,6 +100,7 @@ struct State {
   int tolerated = 0;
   Recovery rec;
   std::int64_t kill_in_save = -1;
+  bool kill_in_recover = false;
 };
 
 State& state();
@@ -97,9 +109,12 @@ State& state();
 inline Epoch& current_epoch() { return state().epochs.back(); }
 Epoch* find_epoch(int id);
 
-// Makes a new epoch from state().comm (after Init or a recovery) and recomputes the
+// Makes epoch `id` from state().comm (after Init or a recovery) and recomputes the
 // tolerance for its size; warns (or, at Init with refuse set, fails) below the requirement.
-int begin_epoch(bool at_init);
+int begin_epoch(bool at_init, int id);
+
+// Lowest rank of state().comm that is not a BLANK gap prints the reports from now on.
+void update_reporter();
 
 // Tag for the library's next message round. Tags carry a generation so that messages of an
 // interrupted round can never match a later one, even where the message mode keeps context ids.
@@ -118,8 +133,17 @@ GroupGeometry group_geometry(const Epoch& e, const Slot& slot, int group);
 
 // Level 3 recovery: rebuilds, in the memory of the lowest surviving member of their group,
 // every process whose source is kSourceParity, and points its source there. Collective over
-// the survivors (everyone takes the same message tag). source: epoch rank -> current rank.
-int rebuild_from_parity(const Epoch& e, Slot& slot, std::vector<int>* source);
+// the surviving members of e (with message tag `tag`). source: epoch rank -> current rank.
+int rebuild_from_parity(const Epoch& e, Slot& slot, std::vector<int>* source, int tag);
+
+// The same re-pointing of kSourceParity entries to their builders, without data: what
+// processes that hold nothing of e (REBUILD replacements) need to know.
+void assign_parity_builders(const Epoch& e, std::vector<int>* source);
+
+// The image of `owner` (epoch rank of e) in ring slot slot_index (the recovered iteration),
+// if this process has it: its own, a held copy, one rebuilt from parity or a pair's parity
+// (zero padded). Null otherwise.
+const std::vector<char>* recovered_image_of(const Epoch& e, int slot_index, int owner);
 
 // Rank in state().comm, or -1.
 int my_rank();

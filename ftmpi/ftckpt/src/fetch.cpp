@@ -15,13 +15,10 @@
 
 namespace ftckpt {
 
-namespace {
-
-// The image of `owner` (epoch rank) at the recovered iteration, if this process has it.
-const std::vector<char>* image_of(const Epoch& e, int owner) {
+const std::vector<char>* recovered_image_of(const Epoch& e, int slot_index, int owner) {
   const State& s = state();
-  if (s.rec.slot < 0) return nullptr;
-  const Slot& slot = s.slots[static_cast<std::size_t>(s.rec.slot)];
+  if (slot_index < 0 || e.foreign) return nullptr;
+  const Slot& slot = s.slots[static_cast<std::size_t>(slot_index)];
   if (owner == e.my_rank) return &slot.image;
   if (auto it = slot.rebuilt.find(owner); it != slot.rebuilt.end()) return &it->second;
   for (int o : slot.parity_serves)
@@ -29,6 +26,8 @@ const std::vector<char>* image_of(const Epoch& e, int owner) {
   auto it = slot.held.find(owner);
   return it == slot.held.end() ? nullptr : &it->second;
 }
+
+namespace {
 
 int copy_out(const std::vector<char>& image, int id, void* buf, std::size_t want) {
   const char* data;
@@ -73,7 +72,7 @@ int fetch(int old_rank, int id, void* buf, int count, MPI_Datatype type) {
 
   const int me = my_rank();
   if (me == source) {
-    const std::vector<char>* image = image_of(e, old_rank);
+    const std::vector<char>* image = recovered_image_of(e, s.rec.slot, old_rank);
     const char* data = nullptr;
     std::size_t bytes = 0;
     if (!image || !find_region(*image, id, &data, &bytes)) data = nullptr, bytes = 0;
@@ -119,8 +118,13 @@ int FTCKPT_Recovery_info(int* old_size, int* old_rank, int maxn, int* new_rank_o
   const Epoch& e = *find_epoch(s.rec.epoch);
   if (old_size) *old_size = e.n;
   if (old_rank) *old_rank = e.my_rank;
+  if (old_rank && e.foreign) {  // a replacement: the rank whose state it got, if any
+    *old_rank = -1;
+    for (int r = 0; r < e.n; ++r)
+      if (s.rec.heir[r] == my_rank()) *old_rank = r;
+  }
   if (new_rank_of_old)
-    for (int r = 0; r < e.n && r < maxn; ++r) new_rank_of_old[r] = e.now[r];
+    for (int r = 0; r < e.n && r < maxn; ++r) new_rank_of_old[r] = e.now[r] >= 0 ? e.now[r] : s.rec.heir[r];
   if (level) *level = s.rec.level;
   return MPI_SUCCESS;
 }

@@ -45,6 +45,32 @@ void build_image(const std::map<int, Region>& regions, std::vector<char>* image)
   }
 }
 
+std::size_t image_head_bytes(const char* header16) {
+  std::uint64_t magic, n;
+  std::memcpy(&magic, header16, sizeof magic);
+  std::memcpy(&n, header16 + 8, sizeof n);
+  if (magic != kMagic || n > (1u << 20)) return 0;
+  return kHeader + kEntry * static_cast<std::size_t>(n);
+}
+
+bool image_entries(const char* head, std::size_t head_bytes, std::size_t image_bytes,
+                   std::vector<ImageEntry>* out) {
+  if (head_bytes < kHeader) return false;
+  const std::size_t need = image_head_bytes(head);
+  if (need == 0 || need > head_bytes || need > image_bytes) return false;
+  out->clear();
+  for (std::size_t at = kHeader; at < need; at += kEntry) {
+    std::uint64_t id, off, len;
+    std::memcpy(&id, head + at, 8);
+    std::memcpy(&off, head + at + 8, 8);
+    std::memcpy(&len, head + at + 16, 8);
+    if (off < need || off > image_bytes || len > image_bytes - off) return false;
+    out->push_back(ImageEntry{static_cast<std::int64_t>(id), static_cast<std::size_t>(off),
+                              static_cast<std::size_t>(len)});
+  }
+  return true;
+}
+
 bool find_region(const std::vector<char>& image, int id, const char** data, std::size_t* bytes) {
   if (image.size() < kHeader || get_u64(image, 0) != kMagic) return false;
   std::uint64_t n = get_u64(image, 8);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -23,6 +24,19 @@ void build_image(const std::map<int, Region>& regions, std::vector<char>* image)
 
 // Locates region `id` in an image; false when absent or the image is malformed.
 bool find_region(const std::vector<char>& image, int id, const char** data, std::size_t* bytes);
+
+// The table of an image: `head` holds at least its header and table (image_head_bytes), the
+// whole image has image_bytes; false when malformed or an entry lies outside the image.
+struct ImageEntry {
+  std::int64_t id = 0;
+  std::size_t offset = 0, bytes = 0;
+};
+constexpr std::size_t kImageHeaderBytes = 16, kImageEntryBytes = 24;
+bool image_entries(const char* head, std::size_t head_bytes, std::size_t image_bytes,
+                   std::vector<ImageEntry>* out);
+// Header plus table of an image with `count` regions, as stated in its first 16 bytes
+// (0 when the header is not an image's).
+std::size_t image_head_bytes(const char* header16);
 
 // Copies back every registered region whose size equals the saved size; returns how many.
 // Regions registered with another size (e.g. after a SHRINK redistribution) are left for

@@ -84,6 +84,7 @@ int choose_by_rounds(Candidate* out, int* rounds) {
   *rounds = 0;
   *out = Candidate();
   for (auto e = s.epochs.rbegin(); e != s.epochs.rend(); ++e) {
+    if (e->foreign) continue;  // holds nothing of it; only used when everyone knows every epoch
     const std::int64_t last = newest_complete(e->id), file = newest_file_of(e->id);
     std::vector<Try> order;
     bool file_listed = false;

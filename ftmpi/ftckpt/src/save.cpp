@@ -160,8 +160,9 @@ void finish_parity(Slot& slot, const ParityExchange& px) {
 int save() {
   State& s = state();
   if (!s.initialised) return FTCKPT_ERR_STATE;
-  // After a failure the library communicator is broken until Recover re-creates it.
-  if (s.comm == MPI_COMM_NULL) return FTCKPT_ERR_STATE;
+  // After a failure the library communicator is broken until Recover re-creates it, and
+  // until a Recover succeeded the epoch does not describe it (a replacement has none yet).
+  if (s.comm == MPI_COMM_NULL || s.joining || s.recovering) return FTCKPT_ERR_STATE;
   s.rec.valid = false;  // the recovered iteration's slot may be reused from here on
   Epoch& e = current_epoch();
   const std::int64_t k = s.next_k;
@@ -177,7 +178,15 @@ int save() {
   // Gaps keep -1: BLANK collectives leave their entries untouched.
   std::vector<long long> sizes(e.n, -1);
   int rc = MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, s.comm);
-  if (rc != MPI_SUCCESS) return rc;
+  if (rc != MPI_SUCCESS) {
+    // Still take part in the closing allreduce: ftmpi's ATOMIC outcome can differ between
+    // survivors when a process dies right after the allgather (the outcome also counts
+    // failures each one heard of locally), and those that went on would wait there forever
+    // for this one.
+    int flags[2] = {0, 0}, agreed[2];
+    (void)MPI_Allreduce(flags, agreed, 2, MPI_INT, MPI_MIN, s.comm);
+    return rc;
+  }
   slot.sizes = sizes;
   // Images rebuilt by the last recovery only served FTCKPT_Fetch, valid until this save.
   for (Slot& sl : s.slots) sl.rebuilt.clear(), sl.parity_serves.clear();

@@ -61,9 +61,24 @@ struct Build {
 
 }  // namespace
 
-int rebuild_from_parity(const Epoch& e, Slot& slot, std::vector<int>* source) {
+namespace {
+
+// The builder of lost member o: the lowest other member of its group (alive: the level choice
+// allows only one loss per group).
+int builder_of(const XorGroups& xg, int o) {
+  const std::vector<int>& members = xg.members(xg.group_of(o));
+  return members[xg.position(o) == 0 ? 1 : 0];
+}
+
+}  // namespace
+
+void assign_parity_builders(const Epoch& e, std::vector<int>* source) {
+  for (int o = 0; o < static_cast<int>(source->size()); ++o)
+    if ((*source)[o] == kSourceParity) (*source)[o] = e.now[builder_of(e.xor_groups, o)];
+}
+
+int rebuild_from_parity(const Epoch& e, Slot& slot, std::vector<int>* source, int tag) {
   State& s = state();
-  const int tag = next_tag();  // every survivor takes it: builder, sender or neither
   const XorGroups& xg = e.xor_groups;
   const int my_group = xg.group_of(e.my_rank);
   std::vector<MPI_Request> reqs;
@@ -75,7 +90,7 @@ int rebuild_from_parity(const Epoch& e, Slot& slot, std::vector<int>* source) {
     const GroupGeometry geo = group_geometry(e, slot, group);
     const std::vector<int>& members = *geo.members;
     const int x = xg.position(o);
-    const int builder = members[x == 0 ? 1 : 0];
+    const int builder = builder_of(xg, o);
     (*source)[o] = e.now[builder];
     if (group != my_group) continue;
     const int me = xg.position(e.my_rank);
@@ -114,7 +129,7 @@ int rebuild_from_parity(const Epoch& e, Slot& slot, std::vector<int>* source) {
   }
   int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) return rc;
-  if (!ok) return MPI_ERR_OTHER;
+  if (!ok) return FTCKPT_ERR_UNRECOVERABLE;  // local: not a failure, the caller agrees on it
   for (Build& b : builds) {
     std::vector<char>& out = slot.rebuilt[b.lost];
     for (const std::vector<char>& in : b.incoming) xor_into(out.data(), in.data(), out.size());

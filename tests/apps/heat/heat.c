@@ -3,16 +3,29 @@
  * the other edges at 0. Rows are split across the ranks of MPI_COMM_WORLD and neighbours
  * exchange one halo row per step. Every EVERY steps the rows are saved with FTCKPT_Save.
  *
- * When a rank dies (SHRINK or BLANK), the survivors repair MPI_COMM_WORLD, roll back to the
- * newest recoverable save with FTCKPT_Recover, fetch the rows of the old decomposition that
- * fall into their new block (a failed rank's rows come from the holder of its copy) and
- * continue with the rows spread over the survivors. Each cell's update reads the same values
- * in the same order whatever the decomposition, so the final field must be bit-identical to a
- * failure-free run: rank 0 prints a checksum and compares with a serial run of its own.
+ * When a rank dies, the survivors repair MPI_COMM_WORLD and roll back to the newest
+ * recoverable save with FTCKPT_Recover.
+ *  - SHRINK: they fetch the rows of the old decomposition that fall into their new block (a
+ *    failed rank's rows come from the holder of its copy) and continue with the rows spread
+ *    over the survivors.
+ *  - REBUILD: a replacement process takes the failed rank. It starts from main, calls
+ *    FTCKPT_Init and FTCKPT_Protect like everybody, then the same repair call and
+ *    FTCKPT_Recover as the survivors, which hands it the failed rank's rows and step: the
+ *    decomposition is unchanged and it catches up with the others from the recovered step.
+ * Each cell's update reads the same values in the same order whatever the decomposition, so
+ * the final field must be bit-identical to a failure-free run: rank 0 prints a checksum and
+ * compares with a serial run of its own.
+ *
+ * Every step ends with one MPI_Allreduce of "my step worked", and only its outcome sends the
+ * processes to the repair. ftmpi's collectives are ATOMIC (they agree on their outcome among
+ * all live members), so a process that left for the repair straight from a failed halo
+ * exchange would leave the others waiting in the next collective they enter (FTCKPT_Save).
  *
  *   heat STEPS EVERY KILLS [DF SD]
- * KILLS: "-" or a comma list of R@sT (start rank R dies at the start of step T) and R@dK
- * (R dies inside save number K, its copies in flight). */
+ * KILLS: "-" or a comma list of R@sT (the process at start rank R dies at the start of step
+ * T) and R@dK (it dies inside save number K, its copies in flight). Each kill fires once (a
+ * marker in $PIDDIR when set), so a replacement does not die again where its predecessor
+ * did, while a later kill of the same rank kills the replacement. */
 #include <ftckpt.h>
 #include <mpi.h>
 #include <signal.h>
@@ -57,16 +70,32 @@ static uint64_t fnv1a(const void *p, size_t n) {
   return h;
 }
 
-/* 1 when this start rank must die at the start of `step`. */
-static int dies_at(const char *kills, char kind, int value) {
-  char buf[256];
+/* Index of the kill of this start rank of `kind` at `value` that has not fired yet, else -1. */
+static int pending_kill(const char *kills, char kind, int value) {
+  char buf[256], path[600];
   snprintf(buf, sizeof buf, "%s", kills);
-  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+  int index = 0;
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","), index++) {
     int r, v;
     char k;
-    if (sscanf(t, "%d@%c%d", &r, &k, &v) == 3 && r == wrank && k == kind && v == value) return 1;
+    if (sscanf(t, "%d@%c%d", &r, &k, &v) != 3 || r != wrank || k != kind || v != value) continue;
+    if (!getenv("PIDDIR")) return index;
+    snprintf(path, sizeof path, "%s/heat_killed.%d", getenv("PIDDIR"), index);
+    if (access(path, F_OK) != 0) return index;
   }
-  return 0;
+  return -1;
+}
+
+static void mark_kill(int index, int fired) {
+  char path[600];
+  if (!getenv("PIDDIR")) return;
+  snprintf(path, sizeof path, "%s/heat_killed.%d", getenv("PIDDIR"), index);
+  if (!fired) {
+    unlink(path);
+    return;
+  }
+  FILE *f = fopen(path, "w");
+  if (f) fclose(f);
 }
 
 /* u: rows lo-1..hi (halo rows at both ends). */
@@ -108,8 +137,13 @@ static void allocate_block(void) {
   FTCKPT_Protect(0, u + NX, (hi - lo) * NX, MPI_DOUBLE);
 }
 
-/* Repair, roll back, take over the rows of the new block. Returns 0, or exits when nothing
- * can be recovered. Another failure meanwhile starts over: Recover accumulates failures. */
+/* Save number of the next FTCKPT_Save (the library's counter), for kills inside a save. */
+static int next_save;
+
+/* Repair, roll back, take over the rows of the new block. Returns, or exits when nothing can
+ * be recovered. Another failure meanwhile starts over: Recover accumulates failures. Every
+ * process makes the same collective calls whatever happened to it, so nobody waits in one
+ * for a process that went back to the repair. */
 static void recover(int *failures_seen) {
   for (int attempt = 0; attempt < 20; attempt++) {
     MPI_Comm tmp;
@@ -123,26 +157,36 @@ static void recover(int *failures_seen) {
       exit(3);
     }
     if (rc != MPI_SUCCESS) continue;
-    int old_size, old_rank, level;
-    FTCKPT_Recovery_info(&old_size, &old_rank, 0, NULL, &level);
+    static int map[4096];
+    int old_size, old_rank, level, same = 1;
+    FTCKPT_Recovery_info(&old_size, &old_rank, 4096, map, &level);
     int saved_step = step; /* id 1 was rolled back by Recover (same size) */
+    double *restored = u;
     allocate_block();
-    for (int o = 0; o < old_size && rc == MPI_SUCCESS; o++) {
+    /* REBUILD (or a roll back without a loss): the same decomposition, and Recover already
+     * put every process's own rows (a replacement's from the survivors) into the buffer
+     * protected until now. Fresh buffers all the same: in CONT mode a halo receive from
+     * before the failure may still be pending on the old ones. */
+    for (int o = 0; o < old_size; o++) same = same && old_size == size && map[o] == o;
+    if (same) memcpy(u + NX, restored + NX, sizeof(double) * (size_t)(hi - lo) * NX);
+    for (int o = 0; o < old_size && !same; o++) {
       int olo, ohi;
       block(o, old_size, &olo, &ohi);
       int a = olo > lo ? olo : lo, b = ohi < hi ? ohi : hi;
       double *tmp_rows = a < b ? malloc(sizeof(double) * (size_t)(ohi - olo) * NX) : NULL;
-      rc = FTCKPT_Fetch(o, 0, tmp_rows, (ohi - olo) * NX, MPI_DOUBLE);
-      if (rc == MPI_SUCCESS && tmp_rows)
+      int frc = FTCKPT_Fetch(o, 0, tmp_rows, (ohi - olo) * NX, MPI_DOUBLE); /* collective: all call it */
+      if (frc == MPI_SUCCESS && tmp_rows)
         memcpy(u + (size_t)(a - lo + 1) * NX, tmp_rows + (size_t)(a - olo) * NX, sizeof(double) * (size_t)(b - a) * NX);
+      if (rc == MPI_SUCCESS) rc = frc;
       free(tmp_rows);
     }
-    /* Agree that everyone got here before switching tags (collectives are atomic). */
-    int next = generation + 1;
-    if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, &next, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) continue;
-    generation = next;
-    (*failures_seen)++;
+    /* Agree that everyone got here before switching tags (collectives are atomic); a
+     * replacement learns the generation here too. */
+    int st[2] = {generation + 1, rc != MPI_SUCCESS};
+    if (MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || st[1]) continue;
+    generation = st[0];
+    *failures_seen = generation; /* one per successful recovery, agreed (rank 0 may be new) */
+    next_save = k + 1;
     if (rank == 0)
       printf("heat: recovered save %d (step %d, level %d) saved by %d ranks; continuing on %d\n", k,
              saved_step, level, old_size, size);
@@ -151,6 +195,16 @@ static void recover(int *failures_seen) {
   }
   fprintf(stderr, "heat: rank %d: recovery keeps failing\n", wrank);
   MPI_Abort(MPI_COMM_WORLD, 4);
+}
+
+/* FTCKPT_Save, and the kills inside a save. */
+static int save(const char *kills) {
+  int kill = pending_kill(kills, 'd', next_save);
+  if (kill >= 0) mark_kill(kill, 1), FTCKPT_Test_kill_in_save(next_save);
+  int rc = FTCKPT_Save();
+  if (kill >= 0) mark_kill(kill, 0), FTCKPT_Test_kill_in_save(-1); /* the save failed before */
+  if (rc == MPI_SUCCESS) next_save++;
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -162,24 +216,31 @@ int main(int argc, char **argv) {
   FTCKPT_Config_default(&cfg);
   cfg.df = argc > 4 ? atoi(argv[4]) : 2;
   cfg.sd = argc > 5 ? atoi(argv[5]) : 2;
+  /* A replacement's Init is local; its data comes with its first Recover. */
   if (FTCKPT_Init(MPI_COMM_WORLD, &cfg) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
   FTCKPT_Protect(1, &step, 1, MPI_INT);
   allocate_block();
   initial_rows(u + NX, lo, hi);
-  for (int k = 0; k * every <= steps; k++)
-    if (dies_at(kills, 'd', k)) FTCKPT_Test_kill_in_save(k);
 
-  int failures_seen = 0, rc;
-  for (step = 0; step <= steps;) {
+  int failures_seen = 0, rc, init_state = FTMPI_INIT_NEW, kill;
+  FTMPI_Init_state(&init_state);
+  if (init_state == FTMPI_INIT_RESTARTED) {
+    step = -1;
+    recover(&failures_seen); /* the survivors' repair call and Recover, from the start */
+    printf("heat: rank %d: replacement resumes at step %d\n", wrank, step);
+    fflush(stdout);
+  }
+  for (step = step < 0 ? 0 : step; step <= steps;) {
     /* Save at the start of every EVERY-th step, step 0 included. After a recovery the
      * recovered step is saved again at once: the new copies follow the new decomposition
      * and communicator, so full tolerance returns without waiting EVERY steps. The step
      * itself is protected (id 1), so save numbers need not map to steps. */
-    rc = step % every == 0 ? FTCKPT_Save() : MPI_SUCCESS;
+    rc = step % every == 0 ? save(kills) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS && step == steps) break;
-    if (rc == MPI_SUCCESS && dies_at(kills, 's', step)) raise(SIGKILL);
+    if (rc == MPI_SUCCESS && (kill = pending_kill(kills, 's', step)) >= 0) mark_kill(kill, 1), raise(SIGKILL);
     if (rc == MPI_SUCCESS) rc = exchange_halos();
-    if (rc != MPI_SUCCESS) {
+    int bad = rc != MPI_SUCCESS, anybody = 1;
+    if (MPI_Allreduce(&bad, &anybody, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || anybody) {
       recover(&failures_seen);
       continue;
     }
