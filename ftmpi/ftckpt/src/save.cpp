@@ -5,7 +5,8 @@
 // 2. An allgather of image sizes. Besides telling receivers how much to expect, it makes sure
 //    every member entered this save before anyone waits for a copy: a member that saw a
 //    failure earlier (and went to repair instead) makes it fail on everyone, so no receive
-//    can wait forever on a live process that will never send.
+//    can wait forever on a live process that will never send. A member whose allgather
+//    failed still joins step 5 (see save()), in case others' succeeded.
 // 3. The receives of the copies this process holds are posted (into the slot's buffers of
 //    the previous round, never freed), then the image of every protected region is built in
 //    the slot, then the DF copies are sent; one Waitall, so all transfers overlap.
