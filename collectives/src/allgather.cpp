@@ -6,7 +6,7 @@
 // allgatherv: ring, writing straight into the members' slots, whatever the block sizes.
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
-#include "scratch.h"
+#include <ftmpi/coll/scratch.h>
 
 namespace ftmpi::coll {
 

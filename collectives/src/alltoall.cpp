@@ -9,7 +9,7 @@
 
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
-#include "scratch.h"
+#include <ftmpi/coll/scratch.h>
 
 namespace ftmpi::coll {
 

@@ -6,7 +6,7 @@
 // predictable span, and the root has to post n-1 receives anyway.
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
-#include "scratch.h"
+#include <ftmpi/coll/scratch.h>
 
 namespace ftmpi::coll {
 

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "group.h"
-#include "scratch.h"
+#include <ftmpi/coll/scratch.h>
 
 namespace ftmpi::coll {
 

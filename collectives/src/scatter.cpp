@@ -2,7 +2,7 @@
 // (FTMPI_COLL_SCATTER_LARGE), linear sends from the root otherwise; scatterv is linear.
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
-#include "scratch.h"
+#include <ftmpi/coll/scratch.h>
 
 namespace ftmpi::coll {
 

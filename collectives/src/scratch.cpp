@@ -1,8 +1,8 @@
-#include "scratch.h"
+#include <ftmpi/coll/scratch.h>
 
 #include <memory>
 
-namespace ftmpi::coll::detail {
+namespace ftmpi::coll {
 namespace {
 
 // Buffers larger than this are not kept after use, so one huge collective does not pin its
@@ -62,4 +62,4 @@ Scratch::~Scratch() {
   }
 }
 
-}  // namespace ftmpi::coll::detail
+}  // namespace ftmpi::coll

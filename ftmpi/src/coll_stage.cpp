@@ -10,22 +10,6 @@
 namespace ftmpi {
 namespace {
 
-// ---- Staging memory ---------------------------------------------------------------------------
-
-// Buffers larger than this are not kept after use (collectives/ scratch uses the same limit).
-constexpr std::size_t kMaxCached = std::size_t{64} << 20;
-// A collective holds at most three at once: its send stage, its receive stage, and the
-// temporary of a two-step conversion.
-constexpr int kSlots = 4;
-
-struct CachedBuffer {
-  std::unique_ptr<unsigned char[]> mem;
-  std::size_t capacity = 0;
-  bool in_use = false;
-};
-
-thread_local CachedBuffer cache[kSlots];
-
 // ---- Reduction planning -----------------------------------------------------------------------
 
 // The value-index pair types MAXLOC/MINLOC take, by their two basic elements (datatype.cpp).
@@ -119,46 +103,6 @@ Err plan_user(MPI_Op op, MPI_Datatype type, const Datatype& t, std::size_t count
 }
 
 }  // namespace
-
-// ---- StageMemory ------------------------------------------------------------------------------
-
-unsigned char* StageMemory::get(std::size_t bytes) {
-  if (bytes == 0) bytes = 1;  // a valid pointer even for nothing to move
-  int pick = -1;
-  if (bytes <= kMaxCached) {
-    for (int i = 0; i < kSlots; ++i) {
-      if (cache[i].in_use) continue;
-      if (cache[i].capacity >= bytes) {
-        pick = i;
-        break;
-      }
-      if (pick < 0 || cache[i].capacity > cache[pick].capacity) pick = i;
-    }
-  }
-  if (pick < 0) {
-    data_ = new unsigned char[bytes];
-    return data_;
-  }
-  CachedBuffer& c = cache[pick];
-  if (c.capacity < bytes) {
-    c.mem.reset(new unsigned char[bytes]);
-    c.capacity = bytes;
-  }
-  c.in_use = true;
-  slot_ = pick;
-  data_ = c.mem.get();
-  return data_;
-}
-
-void StageMemory::release() {
-  if (slot_ >= 0) {
-    cache[slot_].in_use = false;
-  } else {
-    delete[] data_;
-  }
-  data_ = nullptr;
-  slot_ = -1;
-}
 
 // ---- Stage ------------------------------------------------------------------------------------
 

@@ -16,6 +16,10 @@
 //   user function receives the datatype handle and walks its typemap.
 #pragma once
 
+#include <ftmpi/coll/scratch.h>
+
+#include <optional>
+
 #include <ftmpi/coll/ops.h>
 #include <mpi.h>
 
@@ -27,25 +31,18 @@
 
 namespace ftmpi {
 
-// Staging memory: per-thread cached buffers, as collectives/ keeps its scratch, so a large
-// staged collective does not fault in freshly mmap'ed pages on every call.
+// Staging memory: the collectives layer's per-thread scratch cache, so a large staged
+// collective does not fault in freshly mmap'ed pages on every call.
 class StageMemory {
  public:
-  StageMemory() = default;
-  ~StageMemory() {
-    if (data_ != nullptr) release();
+  unsigned char* get(std::size_t bytes) {  // once per object
+    mem_.emplace(bytes);
+    return mem_->data();
   }
-  StageMemory(const StageMemory&) = delete;
-  StageMemory& operator=(const StageMemory&) = delete;
-
-  unsigned char* get(std::size_t bytes);  // once per object
-  unsigned char* data() const { return data_; }
+  unsigned char* data() { return mem_ ? mem_->data() : nullptr; }
 
  private:
-  void release();
-
-  unsigned char* data_ = nullptr;
-  int slot_ = -1;  // index in the thread's cache; -1 with data_: heap-owned
+  std::optional<coll::Scratch> mem_;
 };
 
 // How a buffer of some datatype appears to the algorithm.

@@ -1,12 +1,13 @@
 // Temporary buffers for the algorithms (partial results, blocks in tree order). Large
 // collectives would otherwise malloc and free megabytes per call, and glibc serves those
 // with fresh mmap'ed pages, so every call would pay page faults; a few buffers per thread
-// are kept instead and reused.
+// are kept instead and reused. The library's staging of non-contiguous datatypes uses them
+// too (ftmpi/src/coll_stage.cpp).
 #pragma once
 
 #include <cstddef>
 
-namespace ftmpi::coll::detail {
+namespace ftmpi::coll {
 
 class Scratch {
  public:
@@ -23,4 +24,8 @@ class Scratch {
   alignas(16) unsigned char inline_[128];  // small messages: no allocation at all
 };
 
-}  // namespace ftmpi::coll::detail
+namespace detail {
+using ::ftmpi::coll::Scratch;
+}  // namespace detail
+
+}  // namespace ftmpi::coll
