@@ -4,6 +4,7 @@
 // packed before the algorithm, unpacked after it succeeded; contiguous types move in place.
 #include <ftmpi/coll/collectives.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "coll_p2p.h"
@@ -30,16 +31,25 @@ bool atomic(const Comm* c) {
          c->size() > 1;
 }
 
+// The outcome is a function of the decision alone, so it is the same everywhere: it worked
+// if every member voted "worked here", none of them was in a construction instead (a member
+// that skipped this collective to repair the communicator, Consensus::Kind), and nobody failed
+// apart from the gaps a BLANK repair left (those are failed everywhere, and a gap was never
+// entered in Comm::failed, where declaring a new failure puts it).
 bool agree_outcome(Comm* c, bool ok_here) {
   Decision d;
-  if (lib().consensus.agree(c, {static_cast<std::uint8_t>(ok_here ? 1 : 0)}, &d) != Err::ok) {
+  if (lib().consensus.agree(c, Consensus::Kind::vote, {static_cast<std::uint8_t>(ok_here ? 1 : 0)},
+                            &d) != Err::ok) {
     return false;
   }
   for (int r : d.failed) {
     std::uint32_t proc = c->procs[static_cast<std::size_t>(r)];
     if (!lib().engine.is_failed(proc)) lib().engine.declare_failed(proc);
   }
-  bool ok = c->failed.empty();  // old BLANK gaps are not in `failed`; new failures are
+  bool ok = !d.mixed;
+  for (int r : d.failed) {
+    ok = ok && std::find(c->failed.begin(), c->failed.end(), r) == c->failed.end();
+  }
   for (const auto& contribution : d.contributions) {
     ok = ok && !contribution.second.empty() && contribution.second[0] == 1;
   }

@@ -161,7 +161,28 @@ int Consensus::coordinator(const Comm& c) {
   return -1;
 }
 
-Err Consensus::agree(Comm* comm, std::vector<std::uint8_t> mine, Decision* out) {
+Err Consensus::agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine,
+                     Decision* out) {
+  std::vector<std::uint8_t> tagged;
+  tagged.reserve(mine.size() + 1);
+  tagged.push_back(static_cast<std::uint8_t>(kind));
+  tagged.insert(tagged.end(), mine.begin(), mine.end());
+  while (true) {
+    if (Err e = agree_once(comm, tagged, out); e != Err::ok) return e;
+    bool votes = false, constructions = false;
+    for (auto& [rank, bytes] : out->contributions) {
+      if (bytes.empty()) return fail(Err::intern, "malformed agreement contribution");
+      votes = votes || bytes[0] == static_cast<std::uint8_t>(Kind::vote);
+      constructions = constructions || bytes[0] != static_cast<std::uint8_t>(Kind::vote);
+      bytes.erase(bytes.begin());
+    }
+    out->mixed = votes && constructions;
+    if (!out->mixed || kind == Kind::vote) return Err::ok;
+    // A construction met votes of members still leaving a collective: they will come.
+  }
+}
+
+Err Consensus::agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Decision* out) {
   Key key{comm->context, next_seq_[comm->context]++};
   if (key.second > static_cast<std::uint32_t>(match::kMaxTag)) {
     return fail(Err::intern, "too many constructor calls on %s", comm->name.c_str());

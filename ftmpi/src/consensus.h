@@ -20,6 +20,8 @@ namespace ftmpi {
 struct Decision {
   std::vector<int> failed;                                // ascending communicator ranks
   std::vector<std::pair<int, std::vector<std::uint8_t>>> contributions;  // by rank, ascending
+  // A vote met a construction in the same instance (see Consensus::Kind).
+  bool mixed = false;
 };
 
 class Consensus {
@@ -30,9 +32,17 @@ class Consensus {
   // A member failed. Decisions we got from it are forwarded to the next coordinator, which
   // may be waiting for members that already returned.
   void on_process_failed(std::uint32_t proc);
+  // What an agreement is for. A correct program calls constructors and collectives in the same
+  // order everywhere, but after a failure a member may skip collectives that others are in:
+  // one whose receive from the dead process failed goes straight to the repair (a
+  // construction) while the others vote on the outcome of the collective they were in
+  // (api_coll.cpp). Such instances pair a construction with votes; the decision says so
+  // (Decision::mixed), the same everywhere: the votes count as failed and the constructions
+  // run again on the next instance, where the voters, having returned an error, join them.
+  enum class Kind : std::uint8_t { construction = 'C', vote = 'V' };
   // Blocks until this instance is decided. All live members must call it in the same order
   // on the same communicator.
-  Err agree(Comm* comm, std::vector<std::uint8_t> mine, Decision* out);
+  Err agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Decision* out);
 
   // A communicator starts using `context`: its agreements count from 0, and whatever an
   // earlier user of the same id left behind is forgotten (ids are reused after MPI_Comm_free).
@@ -66,6 +76,8 @@ class Consensus {
   void send(std::uint32_t proc, Key key, int type, int my_rank,
             const std::vector<std::uint8_t>& body);
   static int coordinator(const Comm& c);
+  // One instance, contributions with their kind byte in front.
+  Err agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Decision* out);
 
   void forward_decision(Key key, Instance& inst);
 

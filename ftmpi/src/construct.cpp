@@ -116,7 +116,8 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
 Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key,
                                   Agreed* out) {
   Decision d;
-  if (Err e = consensus_->agree(parent, encode_mask(comms_->used_contexts(), color, key), &d);
+  if (Err e = consensus_->agree(parent, Consensus::Kind::construction,
+                                encode_mask(comms_->used_contexts(), color, key), &d);
       e != Err::ok) {
     return e;
   }

@@ -202,7 +202,9 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
   put_mask(&first, comms_->used_contexts());
   first.insert(first.end(), mine.begin(), mine.end());
   Decision d;
-  if (Err e = consensus_->agree(group, std::move(first), &d); e != Err::ok) return e;
+  if (Err e = consensus_->agree(group, Consensus::Kind::construction, first, &d); e != Err::ok) {
+    return e;
+  }
   Outcome local;
   if (!d.failed.empty()) {
     for (int r : d.failed) {
@@ -242,7 +244,10 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
     second = encode(result, remote_mask, remote_extra);
   }
   Decision d2;
-  if (Err e = consensus_->agree(group, std::move(second), &d2); e != Err::ok) return e;
+  if (Err e = consensus_->agree(group, Consensus::Kind::construction, second, &d2);
+      e != Err::ok) {
+    return e;
+  }
   auto from_leader = std::find_if(d2.contributions.begin(), d2.contributions.end(),
                                   [leader](const auto& c) { return c.first == leader; });
   if (from_leader == d2.contributions.end()) {
