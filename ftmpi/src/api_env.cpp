@@ -43,6 +43,7 @@ int do_init() {
     l.ft.on_process_failed(proc);
     l.consensus.on_process_failed(proc);
   });
+  l.engine.set_suspect_listener([&l](std::uint32_t proc) { l.ft.on_process_suspected(proc); });
   if (l.consensus.start() != Err::ok) {
     l.runtime.abort(MPI_ERR_INTERN, "ftmpi: MPI_Init failed: cannot post agreement receive");
   }

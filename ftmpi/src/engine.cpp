@@ -72,6 +72,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
       (void)endpoint_->cancel(r->ack);
     }
     requests_.release(r);
+    note_transport_error(peer, s);
     return fail(s == Status::peer_failed ? Err::other : Err::intern, "send to rank %d failed: %s",
                 dest, transport::status_name(s));
   }
@@ -129,6 +130,7 @@ void Engine::send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload
   Status s = endpoint_->send(proc, r->owned.data(), r->owned.size(), bits, r);
   if (s != Status::ok) {
     requests_.release(r);
+    note_transport_error(proc, s);
     return;
   }
   r->in_transport = true;
@@ -153,6 +155,11 @@ Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64
 
 void Engine::complete(const Completion& c) {
   auto* r = static_cast<Request*>(c.context);
+  // The only cost on success: this compare. Covers user and internal operations alike (an
+  // agreement message to a dead peer is often the first to notice).
+  if (kFtChecks && (c.status == Status::peer_failed || c.status == Status::error)) {
+    note_transport_error(c.source, c.status);
+  }
   r->in_transport = false;
   if (r->kind == Request::Kind::probe) {
     r->complete = true;
@@ -284,11 +291,21 @@ void Engine::handle_failures() {
   }
 }
 
+void Engine::note_transport_error(transport::PeerId proc, Status s) {
+  if (!kFtChecks || (s != Status::peer_failed && s != Status::error)) return;
+  // kAnyPeer: a wildcard receive's error names nobody. Ourselves: not a peer problem.
+  if (proc >= peers_ || proc == my_proc_ || is_failed(proc) || is_suspected(proc)) return;
+  if (suspected_.size() < peers_) suspected_.resize(peers_, false);
+  suspected_[proc] = true;
+  if (on_suspect_) on_suspect_(proc);
+}
+
 void Engine::declare_failed(std::uint32_t proc) {
   if (proc >= match::kMaxProcesses || is_failed(proc)) return;
   // A replacement may die before this process has heard of it: remember it for add_peers.
   if (proc >= failed_.size()) failed_.resize(proc + 1, false);
   failed_[proc] = true;
+  if (proc < suspected_.size()) suspected_[proc] = false;  // confirmed: no longer a suspicion
   if (proc < peers_) endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
   if (on_failure_) on_failure_(proc);
 }

@@ -97,6 +97,15 @@ class Engine {
   // transport has completed every operation addressed to it.
   void set_failure_listener(std::function<void(std::uint32_t)> f) { on_failure_ = std::move(f); }
   bool is_failed(std::uint32_t proc) const { return proc < failed_.size() && failed_[proc]; }
+  // Called (on our own thread, from progress or a failed post) at most once per process when
+  // the transport fails an operation addressed to it (peer_failed: a broken connection; or an
+  // unexpected error) while no failure of it is known: SPEC 4.7's "suspected" peer
+  // (FTMPI_PROC_UNAVAILABLE). Only the runtime's report (or an agreement) makes it failed;
+  // declare_failed supersedes a suspicion. Only error completions pay for this.
+  void set_suspect_listener(std::function<void(std::uint32_t)> f) { on_suspect_ = std::move(f); }
+  bool is_suspected(std::uint32_t proc) const {
+    return proc < suspected_.size() && suspected_[proc];
+  }
 
   RequestPool& requests() { return requests_; }
   const std::string& provider() const { return endpoint_->provider_name(); }
@@ -115,6 +124,9 @@ class Engine {
   void finish_part(Request* r, int error);
   static void on_ack(Request& ack, void* self);
   void handle_failures();
+  // The transport failed an operation towards proc with s; suspects proc if s says it may be
+  // dead (kAnyPeer: the provider could not tell who; ignored).
+  void note_transport_error(transport::PeerId proc, transport::Status s);
 
   Runtime* runtime_ = nullptr;
   std::unique_ptr<transport::Endpoint> endpoint_;
@@ -124,6 +136,8 @@ class Engine {
   std::vector<bool> failed_;    // by process index; may reach beyond peers_ (failed early)
   std::uint32_t peers_ = 0;      // processes the transport knows
   std::function<void(std::uint32_t)> on_failure_;
+  std::vector<bool> suspected_;  // by process index; set once, cleared by declare_failed
+  std::function<void(std::uint32_t)> on_suspect_;
   std::size_t pending_sends_ = 0;
 };
 

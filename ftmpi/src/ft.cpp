@@ -75,6 +75,19 @@ void FaultHandler::on_process_failed(std::uint32_t proc) {
   });
 }
 
+void FaultHandler::on_process_suspected(std::uint32_t proc) {
+  comms_->for_each([&](Comm& c) {
+    // An intercommunicator's remote group has no per-process state to show it in.
+    if (proc >= c.rank_of_proc.size()) return;
+    int r = c.rank_of_proc[proc];
+    if (r < 0) return;
+    unsigned char& state = c.proc_state[static_cast<std::size_t>(r)];
+    if (state != FTMPI_PROC_OK) return;
+    state = FTMPI_PROC_UNAVAILABLE;
+    monitor().comm_changed(c);
+  });
+}
+
 Err FaultHandler::check(Comm* c, int peer) {
   if (peer >= 0 && peer < c->size() && c->is_failed(peer) &&
       std::find(c->failed.begin(), c->failed.end(), peer) == c->failed.end()) {

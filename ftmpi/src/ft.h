@@ -26,6 +26,12 @@ class FaultHandler {
       : comms_(comms), engine_(engine), runtime_(runtime) {}
 
   void on_process_failed(std::uint32_t proc);
+  // A transport error points at proc, but nobody has confirmed its death (SPEC 4.7): every
+  // communicator whose local group holds it shows it FTMPI_PROC_UNAVAILABLE where it was
+  // FTMPI_PROC_OK. Nothing else changes (no DETECTED state, no entry in Comm::failed, nothing
+  // purged; it still counts in FTMPI_Comm_valid_size): only the runtime's report, which
+  // on_process_failed handles, makes it FAILED.
+  void on_process_suspected(std::uint32_t proc);
 
   // May an operation on comm involving `peer` (a rank, MPI_ANY_SOURCE, or kWholeComm for
   // collectives and constructors) go ahead? Err::other with the failed ranks named if not.

@@ -86,6 +86,10 @@ bool Runtime::init(std::string* err) {
   if (val != nullptr) PMIX_VALUE_RELEASE(val);
 
   if (const char* plan = std::getenv("FTMPI_REBUILD_PLAN"); plan != nullptr) rebuild_plan_ = plan;
+  if (const char* d = std::getenv("FTMPI_TEST_DELAY_FAILURE_EVENTS_MS"); d != nullptr) {
+    long ms = std::strtol(d, nullptr, 10);  // test only: see failure_delay_
+    if (ms > 0) failure_delay_ = std::chrono::milliseconds(ms);
+  }
 
   g_runtime_for_events = this;
   pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED};
@@ -192,15 +196,29 @@ bool Runtime::spawn(std::uint32_t count, std::uint32_t base, const std::string& 
 
 void Runtime::push_failure(int rank) {
   std::lock_guard<std::mutex> lock(failures_mutex_);
-  failures_.push_back(rank);
+  failures_.push_back({rank, std::chrono::steady_clock::now() + failure_delay_});
   pending_failures_.store(true, std::memory_order_release);
 }
 
 std::vector<int> Runtime::take_failures() {
   std::lock_guard<std::mutex> lock(failures_mutex_);
   std::vector<int> out;
-  out.swap(failures_);
-  pending_failures_.store(false, std::memory_order_relaxed);
+  if (failure_delay_.count() == 0) {
+    for (const PendingFailure& f : failures_) out.push_back(f.rank);
+    failures_.clear();
+  } else {  // test hook: only what has been held back long enough, in arrival order
+    const auto now = std::chrono::steady_clock::now();
+    std::size_t kept = 0;
+    for (const PendingFailure& f : failures_) {
+      if (f.due <= now) {
+        out.push_back(f.rank);
+      } else {
+        failures_[kept++] = f;
+      }
+    }
+    failures_.resize(kept);
+  }
+  pending_failures_.store(!failures_.empty(), std::memory_order_relaxed);
   return out;
 }
 

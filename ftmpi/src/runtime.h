@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -60,9 +61,20 @@ class Runtime {
   std::string hostname_;
   std::string nspace_;
   std::string rebuild_plan_;
+  // Set while failures_ is not empty (held-back events included).
   std::atomic<bool> pending_failures_{false};
   std::mutex failures_mutex_;
-  std::vector<int> failures_;
+  struct PendingFailure {
+    int rank;
+    std::chrono::steady_clock::time_point due;  // when take_failures may hand it out
+  };
+  std::vector<PendingFailure> failures_;
+  // TEST ONLY (FTMPI_TEST_DELAY_FAILURE_EVENTS_MS, read in init): failure events are held back
+  // this long before take_failures hands them out, so that a test can see what a process does
+  // before the runtime's report arrives (a transport error noticed first: the peer is only
+  // suspected, FTMPI_PROC_UNAVAILABLE; tests/e2e/ft/ft_suspect.c). Never set it in production:
+  // it delays every failure notification. 0 (the default): no delay, no cost.
+  std::chrono::milliseconds failure_delay_{0};
 };
 
 }  // namespace ftmpi
