@@ -15,9 +15,16 @@ using namespace ftmpi;
 
 namespace {
 
+// The participants of the current call. One per thread, reused: a collective call then costs
+// no allocation for its view once the first call grew the vector.
+coll::View& this_threads_view() {
+  static thread_local coll::View view;
+  return view;
+}
+
 struct Call {
   Comm* comm = nullptr;
-  coll::View view;
+  coll::View& view = this_threads_view();
 };
 
 // FTMPI_COLL_MODE_ATOMIC (SPEC 4.4): in a fault-tolerant mode every survivor leaves a
@@ -69,7 +76,7 @@ Err begin(MPI_Comm comm, const char* fn, Call* call) {
       return e;
     }
   }
-  call->view = CommP2P::view_of(*call->comm);
+  CommP2P::view_of(*call->comm, &call->view);
   return Err::ok;
 }
 

@@ -4,28 +4,31 @@ namespace ftmpi {
 
 CommP2P::~CommP2P() {
   // An algorithm that returned early may leave requests behind: purge and retire them.
-  for (Request* r : pending_) {
+  for (int id = 0; id < count_; ++id) {
+    Request* r = slot(id);
     if (r == nullptr) continue;
     engine_->purge(r, MPI_ERR_OTHER);
     engine_->retire(r);
   }
 }
 
-coll::View CommP2P::view_of(const Comm& comm) {
-  coll::View v;
-  v.my_rank = comm.rank;
-  v.comm_size = comm.size();
-  v.members.reserve(static_cast<std::size_t>(comm.size()));
+void CommP2P::view_of(const Comm& comm, coll::View* out) {
+  out->my_rank = comm.rank;
+  out->comm_size = comm.size();
+  out->members.clear();
   for (int r = 0; r < comm.size(); ++r) {
-    if (!comm.is_failed(r)) v.members.push_back(r);
+    if (!comm.is_failed(r)) out->members.push_back(r);
   }
-  return v;
 }
 
 coll::Status CommP2P::track(Err e, Request* r, coll::RequestId* req) {
   if (e != Err::ok) return e == Err::other ? coll::Status::proc_failed : coll::Status::error;
-  *req = static_cast<coll::RequestId>(pending_.size());
-  pending_.push_back(r);
+  *req = static_cast<coll::RequestId>(count_++);
+  if (*req < kInline) {
+    inline_[*req] = r;
+  } else {
+    more_.push_back(r);
+  }
   return coll::Status::ok;
 }
 
@@ -48,7 +51,7 @@ coll::Status CommP2P::irecv(int peer, void* buf, std::size_t bytes, int tag,
 coll::Status CommP2P::waitall(coll::RequestId* reqs, int n) {
   auto all_done = [&] {
     for (int i = 0; i < n; ++i) {
-      Request* r = pending_[static_cast<std::size_t>(reqs[i])];
+      Request* r = slot(reqs[i]);
       if (r != nullptr && !r->complete) return false;
     }
     return true;
@@ -56,7 +59,7 @@ coll::Status CommP2P::waitall(coll::RequestId* reqs, int n) {
   engine_->wait_until([&] { return all_done() || failed(); });
   coll::Status result = coll::Status::ok;
   for (int i = 0; i < n; ++i) {
-    Request*& r = pending_[static_cast<std::size_t>(reqs[i])];
+    Request*& r = slot(reqs[i]);
     if (r == nullptr) continue;
     if (!r->complete) engine_->purge(r, MPI_ERR_OTHER);
     if (result == coll::Status::ok && r->error != MPI_SUCCESS) {

@@ -25,15 +25,25 @@ class CommP2P final : public coll::P2P {
   coll::Status waitall(coll::RequestId* reqs, int n) override;
 
   // The participants: the communicator's ranks that are not failed (BLANK gaps left out).
-  static coll::View view_of(const Comm& comm);
+  // Fills *out, reusing its storage.
+  static void view_of(const Comm& comm, coll::View* out);
 
  private:
   bool failed() const { return comm_->state == FTMPI_COMM_DETECTED || comm_->state == FTMPI_COMM_FAILED; }
   coll::Status track(Err e, Request* r, coll::RequestId* req);
 
+  // The request behind an id: the first kInline live in the object (no allocation for the
+  // common algorithms), the rest in a vector; nullptr once waited for.
+  Request*& slot(coll::RequestId id) {
+    return id < kInline ? inline_[id] : more_[static_cast<std::size_t>(id - kInline)];
+  }
+
+  static constexpr int kInline = 32;
   Engine* engine_;
   Comm* comm_;
-  std::vector<Request*> pending_;  // indexed by RequestId; nullptr once waited for
+  int count_ = 0;  // ids handed out
+  Request* inline_[kInline];
+  std::vector<Request*> more_;
 };
 
 }  // namespace ftmpi

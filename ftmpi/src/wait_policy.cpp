@@ -18,7 +18,7 @@ std::uint64_t env_u64(const char* name, std::uint64_t dflt) {
 
 void WaitPolicy::configure(bool oversubscribed) {
   spin_polls_ = env_u64("FTMPI_SPIN_POLLS", oversubscribed ? 50 : 20000);
-  yield_polls_ = oversubscribed ? 2000 : 200;
+  yield_polls_ = env_u64("FTMPI_YIELD_POLLS", oversubscribed ? 2000 : 200);
   max_sleep_us_ = static_cast<unsigned>(env_u64("FTMPI_MAX_SLEEP_US", 500));
   if (max_sleep_us_ == 0) max_sleep_us_ = 1;
 }
