@@ -32,19 +32,29 @@ for round in $(seq "$rounds"); do
       for np in $nps; do
         timeout 300 "$dir/bin/mpirun" -n "$np" --comm-mode "$mode" "$dir/bin/ftmpi-collbench" -r 5 -t 0.05 || true
       done
-    } 2>/dev/null | awk -v lib="$lib" '/^BENCH/ {
+    } 2>/dev/null | awk -v lib="$lib" -v round="$round" '/^BENCH/ {
         for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
         if (v["test"] == "pingpong" && v["bytes"] + 0 > 8) next
-        print lib, v["test"] "/" v["bytes"] "B/np" v["np"], v["median_us"] }' >> "$raw"
+        print lib, v["test"] "/" v["bytes"] "B/np" v["np"], v["median_us"], round }' >> "$raw"
   done
 done
-echo "| benchmark (comm mode $mode) | with FT (µs) | without FT (µs) | ratio |"
-echo "|---|---|---|---|"
-awk '{ key[$2] = 1; n = ++cnt[$1, $2]; val[$1, $2, n] = $3 }
-  function median(lib, k,   m, i, j, t, a) {
-    m = cnt[lib, k]; for (i = 1; i <= m; i++) a[i] = val[lib, k, i]
+# Two views of the same runs: the ratio of the medians over all rounds, and the median of the
+# per-round ratios (each round runs both libraries back to back, so slow drifts of the load
+# cancel in it); the spread of the per-round ratios shows what this machine can resolve.
+echo "| benchmark (comm mode $mode) | with FT (µs) | without FT (µs) | ratio of medians | median of per-round ratios (min–max) |"
+echo "|---|---|---|---|---|"
+awk '{ key[$2] = 1; n = ++cnt[$1, $2]; val[$1, $2, n] = $3; per[$1, $2, $4] = $3; rounds[$4] = 1 }
+  function median_of(a, m,   i, j, t) {
     for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+  function median(lib, k,   m, i, a) {
+    m = cnt[lib, k]; for (i = 1; i <= m; i++) a[i] = val[lib, k, i]
+    return median_of(a, m) }
   END { for (k in key) if (cnt["ft", k] && cnt["noft", k]) {
           f = median("ft", k); g = median("noft", k)
-          printf "| %s | %.3f | %.3f | %.3f |\n", k, f, g, (g > 0 ? f / g : 0) } }' "$raw" | sort
+          m = 0; lo = 1e9; hi = 0; delete r
+          for (x in rounds) if ((("ft", k, x) in per) && (("noft", k, x) in per) && per["noft", k, x] > 0) {
+            q = per["ft", k, x] / per["noft", k, x]; r[++m] = q
+            if (q < lo) lo = q; if (q > hi) hi = q }
+          printf "| %s | %.3f | %.3f | %.3f | %.3f (%.2f–%.2f) |\n", k, f, g, (g > 0 ? f / g : 0),
+                 (m ? median_of(r, m) : 0), lo, hi } }' "$raw" | sort
