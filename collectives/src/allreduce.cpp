@@ -92,7 +92,12 @@ Status recursive_doubling(const Group& g, P2P& p2p, const Reduction& r, unsigned
   return fold_out(g, p2p, r, result, f);
 }
 
-Status rabenseifner(const Group& g, P2P& p2p, const Reduction& r, unsigned char* acc) {
+// `send`: the caller's input when it is not in `acc` yet (nullptr when it is). Only when the
+// member count is a power of two (no fold-in, which needs the whole vector in acc): the first
+// halving step then sends the given-away half straight from `send` and copies only the kept
+// half, so 1/2 instead of all of the vector is copied.
+Status rabenseifner(const Group& g, P2P& p2p, const Reduction& r, const unsigned char* send,
+                    unsigned char* acc) {
   const std::size_t es = r.elem_size;
   Scratch tmp_space(r.bytes());
   unsigned char* tmp = tmp_space.data();
@@ -125,9 +130,14 @@ Status rabenseifner(const Group& g, P2P& p2p, const Reduction& r, unsigned char*
         send_bytes = span(send_idx, recv_idx);
         recv_bytes = span(recv_idx, last_idx);
       }
-      Status s = exchange(p2p, partner, acc + disps[send_idx] * es, send_bytes, partner,
+      const unsigned char* from = send != nullptr ? send : acc;
+      Status s = exchange(p2p, partner, from + disps[send_idx] * es, send_bytes, partner,
                           tmp + disps[recv_idx] * es, recv_bytes, tag::allreduce);
       if (s != Status::ok) return s;
+      if (send != nullptr) {
+        copy_bytes(acc + disps[recv_idx] * es, send + disps[recv_idx] * es, recv_bytes);
+        send = nullptr;
+      }
       r.combine(tmp + disps[recv_idx] * es, acc + disps[recv_idx] * es, recv_bytes / es);
       send_idx = recv_idx;
       mask <<= 1;
@@ -165,14 +175,16 @@ Status allreduce(const View& view, P2P& p2p, const void* sendbuf, void* recvbuf,
   Group g;
   if (Status s = Group::make(view, &g); s != Status::ok) return s;
   auto* result = bytes_of(recvbuf);
-  if (!is_in_place(sendbuf)) copy_bytes(result, sendbuf, r.bytes());
   const int n = g.size();
-  if (n == 1 || r.bytes() == 0) return Status::ok;
   // Rabenseifner needs at least one element per block of the halving.
-  if (r.commutative && r.bytes() >= tuning().allreduce_large &&
-      r.count >= static_cast<std::size_t>(floor_pow2(n))) {
-    return rabenseifner(g, p2p, r, result);
+  const bool large = n > 1 && r.commutative && r.bytes() >= tuning().allreduce_large &&
+                     r.count >= static_cast<std::size_t>(floor_pow2(n));
+  if (large && n == floor_pow2(n) && !is_in_place(sendbuf)) {
+    return rabenseifner(g, p2p, r, bytes_of(sendbuf), result);
   }
+  if (!is_in_place(sendbuf)) copy_bytes(result, sendbuf, r.bytes());
+  if (n == 1 || r.bytes() == 0) return Status::ok;
+  if (large) return rabenseifner(g, p2p, r, nullptr, result);
   return recursive_doubling(g, p2p, r, result);
 }
 
