@@ -8,6 +8,7 @@
 // first 2*rem members (rem = n - pof2), each even one hands its vector to its odd neighbour
 // and sits out; the pof2 remaining members run the algorithm; the odd ones hand the result
 // back. Member pairs keep rank order, so the fix-up is valid for non-commutative operations.
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -134,11 +135,20 @@ Status rabenseifner(const Group& g, P2P& p2p, const Reduction& r, const unsigned
       Status s = exchange(p2p, partner, from + disps[send_idx] * es, send_bytes, partner,
                           tmp + disps[recv_idx] * es, recv_bytes, tag::allreduce);
       if (s != Status::ok) return s;
+      unsigned char* mine = acc + disps[recv_idx] * es;
+      const unsigned char* theirs = tmp + disps[recv_idx] * es;
       if (send != nullptr) {
-        copy_bytes(acc + disps[recv_idx] * es, send + disps[recv_idx] * es, recv_bytes);
+        // Copy and combine piece by piece, so each piece is combined while still in cache.
+        const std::size_t piece = std::max<std::size_t>(1, (32 << 10) / es) * es;
+        for (std::size_t off = 0; off < recv_bytes; off += piece) {
+          const std::size_t len = std::min(piece, recv_bytes - off);
+          copy_bytes(mine + off, send + disps[recv_idx] * es + off, len);
+          r.combine(theirs + off, mine + off, len / es);
+        }
         send = nullptr;
+      } else {
+        r.combine(theirs, mine, recv_bytes / es);
       }
-      r.combine(tmp + disps[recv_idx] * es, acc + disps[recv_idx] * es, recv_bytes / es);
       send_idx = recv_idx;
       mask <<= 1;
       if (mask < pof2) last_idx = recv_idx + pof2 / mask;

@@ -1,7 +1,8 @@
 // How a blocked call waits. Spinning gives the best latency when every rank has a core; when
 // ranks outnumber cores, spinning steals the core from the very process we wait for, so we yield
 // early and, once a wait gets long, sleep in growing steps. Knobs (see README):
-//   FTMPI_SPIN_POLLS    polls before the first yield (default 20000, 50 when oversubscribed)
+//   FTMPI_SPIN_POLLS    polls before the first yield (default 20000, 3 when oversubscribed)
+//   FTMPI_YIELD_POLLS   sched_yield polls before sleeping (default 200, 2000 when oversubscribed)
 //   FTMPI_MAX_SLEEP_US  longest single sleep of an idle wait (default 500)
 #pragma once
 
