@@ -237,7 +237,18 @@ Err Consensus::agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Dec
   }
   if (!decode(inst.decision, out)) return fail(Err::intern, "malformed agreement decision");
   inst.contributions.clear();
+  forget_before(key);
   return Err::ok;
+}
+
+void Consensus::forget_before(Key key) {
+  // This instance was decided, so every live member contributed to it, which it does only after
+  // returning from the previous one: nobody can still ask for that one's decision, and all live
+  // members hold it (nothing to forward). One more is kept as a margin; the rest go, or every
+  // ATOMIC collective would leave its instance behind for the life of the process.
+  if (key.second < 2) return;
+  instances_.erase(instances_.lower_bound(Key{key.first, 0}),
+                   instances_.lower_bound(Key{key.first, key.second - 1}));
 }
 
 }  // namespace ftmpi

@@ -80,6 +80,8 @@ class Consensus {
   Err agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Decision* out);
 
   void forward_decision(Key key, Instance& inst);
+  // Drops the instances of key's context that precede key by more than one (see the .cpp).
+  void forget_before(Key key);
 
   Engine* engine_;
   std::map<Key, Instance> instances_;
