@@ -137,6 +137,14 @@ class OfiEndpoint final : public Endpoint {
   // A FIN for one of our announced sends: true when *c now holds its completion.
   bool handle_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, Completion* c);
   void repost_bounce(OpRecord* bounce);
+  // A consumed bounce goes back to the provider later, on the next poll that finds nothing
+  // (or once kIdleBounces have piled up), so that reposting is off the path from a message's
+  // arrival to the caller's next send.
+  void repost_when_idle(OpRecord* bounce) {
+    bounce_idle_.push_back(bounce);
+    if (bounce_idle_.size() >= soft::kIdleBounces) flush_idle_bounces();
+  }
+  void flush_idle_bounces();
   void flush_soft_retries();
   void soft_fail_peer(PeerId peer);
   void soft_cleanup();
@@ -177,6 +185,7 @@ class OfiEndpoint final : public Endpoint {
   std::list<soft::Unexpected> unexpected_;  // in arrival order
   std::list<soft::Unexpected> spare_unexpected_;
   std::vector<OpRecord*> bounce_retry_;  // bounces whose repost saw -FI_EAGAIN
+  std::vector<OpRecord*> bounce_idle_;   // consumed bounces waiting for an idle poll
   std::vector<OpRecord*> bulk_retry_;    // large-payload receives not posted yet (-FI_EAGAIN)
   std::vector<soft::PendingFin> fin_retry_;  // FINs not sent yet (-FI_EAGAIN)
   std::uint64_t my_pid_ = 0;

@@ -23,6 +23,7 @@ double now_s() {
 std::size_t OfiEndpoint::poll(Completion* out, std::size_t max) {
   std::size_t n = backlog_.empty() ? 0 : backlog_.drain(out, max);
   if (n < max) n += read_cq(out + n, max - n);
+  if (n == 0 && !bounce_idle_.empty()) flush_idle_bounces();
   if (deferred_count_ != 0) flush_all_deferred();  // after reading: reaping freed resources
   if (!bounce_retry_.empty() || !bulk_retry_.empty() || !fin_retry_.empty()) {
     flush_soft_retries();

@@ -103,7 +103,7 @@ bool OfiEndpoint::soft_arrival(OpRecord* bounce, std::size_t got, fi_addr_t src,
       std::uint64_t status = 0;
       std::memcpy(&status, p + sizeof h, sizeof status);
       bool done = handle_fin(a.source, static_cast<std::uint32_t>(h.info), status, out);
-      repost_bounce(bounce);
+      repost_when_idle(bounce);
       return done;
     }
     if ((h.info & soft::kRtsBit) != 0 && got >= soft::kRtsSize) {
@@ -150,8 +150,13 @@ bool OfiEndpoint::soft_arrival(OpRecord* bounce, std::size_t got, fi_addr_t src,
     last_error_ = provider_ + ": dropped a malformed message of " + std::to_string(got) + " bytes";
   }
   // After the message is out of the bounce: reposting may fill it again at once.
-  repost_bounce(bounce);
+  repost_when_idle(bounce);
   return completed;
+}
+
+void OfiEndpoint::flush_idle_bounces() {
+  for (OpRecord* b : bounce_idle_) repost_bounce(b);
+  bounce_idle_.clear();
 }
 
 void OfiEndpoint::discard_unexpected() {

@@ -61,6 +61,9 @@ constexpr std::size_t kRtsSize = sizeof(Header) + sizeof(Announce);
 constexpr std::size_t kFinSize = sizeof(Header) + sizeof(std::uint64_t);
 
 constexpr std::size_t kBounceCount = 128;
+// Consumed bounces held back for an idle poll (OfiEndpoint::repost_when_idle); the rest of the
+// pool stays posted.
+constexpr std::size_t kIdleBounces = 16;
 
 constexpr bool tag_matches(std::uint64_t msg_tag, std::uint64_t want, std::uint64_t ignore) {
   return ((msg_tag ^ want) & ~ignore) == 0;
