@@ -70,7 +70,8 @@ Err Consensus::start() {
 
 void Consensus::on_message(Request& r, void* self) {
   auto* c = static_cast<Consensus*>(self);
-  std::vector<std::uint8_t> msg = std::move(r.owned);
+  std::vector<std::uint8_t> msg(r.owned.begin(),
+                                r.owned.begin() + static_cast<std::ptrdiff_t>(r.bytes));
   std::uint64_t bits = r.match_bits;
   // Re-post first, so the next message has somewhere to land.
   (void)c->start();

@@ -140,7 +140,8 @@ Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64
                           void (*hook)(Request&, void*), void* arg) {
   Request* r = requests_.allocate(Request::Kind::recv);
   r->internal = true;
-  r->owned.resize(max_bytes);
+  if (internal_spare_.size() >= max_bytes) r->owned.swap(internal_spare_);
+  r->owned.resize(max_bytes);  // no-op for a reused buffer
   r->hook = hook;
   r->hook_arg = arg;
   Status s = endpoint_->recv(transport::kAnyPeer, r->owned.data(), max_bytes, bits, ignore, r);
@@ -187,10 +188,11 @@ void Engine::complete(const Completion& c) {
     } else if (r->hook != nullptr && c.status != Status::canceled) {
       // An error completion (the provider gave up on it) still goes to the hook, empty, so a
       // standing receive such as the agreement's is posted again instead of silently lost.
-      r->owned.resize(c.status == Status::ok ? c.len : 0);
+      r->bytes = c.status == Status::ok ? c.len : 0;
       r->match_bits = c.status == Status::ok ? c.tag : 0;
       r->hook(*r, r->hook_arg);
     }
+    if (r->owned.size() > internal_spare_.size()) internal_spare_.swap(r->owned);
     requests_.release(r);
     return;
   }

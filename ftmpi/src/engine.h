@@ -39,8 +39,10 @@ class Engine {
             Request** out);
 
   // Library-internal messages with raw match bits (see match_bits.h kinds). The send owns its
-  // payload; the receive lands in r.owned and calls hook(r, arg), after which the request is
-  // recycled. Sends to dead processes are dropped silently (the caller learns of the failure
+  // payload; the receive lands in r.owned (its first r.bytes bytes; the buffer keeps its full
+  // size) and calls hook(r, arg), after which the request is recycled and the buffer kept for
+  // the next internal receive (a standing receive reposted from its hook: no allocation and no
+  // clearing of a kMaxMessage buffer per message). Sends to dead processes are dropped silently (the caller learns of the failure
   // through the failure listener).
   void send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload, std::uint64_t bits);
   Err recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64_t ignore,
@@ -131,6 +133,7 @@ class Engine {
   Runtime* runtime_ = nullptr;
   std::unique_ptr<transport::Endpoint> endpoint_;
   RequestPool requests_;
+  std::vector<std::uint8_t> internal_spare_;  // an internal receive buffer, for the next one
   WaitPolicy wait_policy_;
   std::uint32_t my_proc_ = 0;
   std::vector<bool> failed_;    // by process index; may reach beyond peers_ (failed early)
