@@ -1,5 +1,6 @@
 #include "consensus.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "match_bits.h"
@@ -64,6 +65,13 @@ bool decode(const std::vector<std::uint8_t>& in, Decision* d) {
 }  // namespace
 
 Err Consensus::start() {
+  if (const char* v = std::getenv("FTMPI_TEST_AGREEMENT_SEQ_START"); v != nullptr) {
+    first_seq_ = static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10)) & kSeqMask;
+  }
+  return post_receive();
+}
+
+Err Consensus::post_receive() {
   return engine_->recv_internal(kMaxMessage, match::make(0, 0, 0, match::Kind::consensus),
                                 ~match::kKindMask, &Consensus::on_message, this);
 }
@@ -74,7 +82,7 @@ void Consensus::on_message(Request& r, void* self) {
                                 r.owned.begin() + static_cast<std::ptrdiff_t>(r.bytes));
   std::uint64_t bits = r.match_bits;
   // Re-post first, so the next message has somewhere to land.
-  (void)c->start();
+  (void)c->post_receive();
   c->handle(match::source_of(bits), msg, bits);
 }
 
@@ -133,7 +141,7 @@ void Consensus::on_process_failed(std::uint32_t proc) {
 }
 
 void Consensus::reset_context(std::uint32_t context) {
-  next_seq_[context] = 0;
+  next_seq_[context] = first_seq_;
   for (auto it = instances_.begin(); it != instances_.end();) {
     // Undecided instances may already hold contributions of the new user's first agreement
     // (a faster member got there first); decided ones are the old user's and must go.
@@ -184,10 +192,9 @@ Err Consensus::agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& min
 }
 
 Err Consensus::agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Decision* out) {
-  Key key{comm->context, next_seq_[comm->context]++};
-  if (key.second > static_cast<std::uint32_t>(match::kMaxTag)) {
-    return fail(Err::intern, "too many constructor calls on %s", comm->name.c_str());
-  }
+  std::uint32_t& next = sequence_of(comm->context);
+  Key key{comm->context, next};
+  next = (next + 1) & kSeqMask;
   Instance& inst = instances_[key];
   inst.procs = comm->procs;
   int asked = -1;  // the coordinator we sent our contribution to
@@ -247,9 +254,14 @@ void Consensus::forget_before(Key key) {
   // returning from the previous one: nobody can still ask for that one's decision, and all live
   // members hold it (nothing to forward). One more is kept as a margin; the rest go, or every
   // ATOMIC collective would leave its instance behind for the life of the process.
-  if (key.second < 2) return;
-  instances_.erase(instances_.lower_bound(Key{key.first, 0}),
-                   instances_.lower_bound(Key{key.first, key.second - 1}));
+  // Numbers wrap (kSeqMask): "before" is up to half the number space behind; instances ahead
+  // (contributions of members already in the next agreement) stay. A context keeps two or
+  // three instances, so the walk is short.
+  for (auto it = instances_.lower_bound(Key{key.first, 0});
+       it != instances_.end() && it->first.first == key.first;) {
+    const std::uint32_t behind = (key.second - it->first.second) & kSeqMask;
+    it = behind >= 2 && behind <= kSeqMask / 2 ? instances_.erase(it) : std::next(it);
+  }
 }
 
 }  // namespace ftmpi

@@ -14,6 +14,7 @@
 #include "comm.h"
 #include "engine.h"
 #include "error.h"
+#include "match_bits.h"
 
 namespace ftmpi {
 
@@ -47,7 +48,7 @@ class Consensus {
   // A communicator starts using `context`: its agreements count from 0, and whatever an
   // earlier user of the same id left behind is forgotten (ids are reused after MPI_Comm_free).
   void reset_context(std::uint32_t context);
-  std::uint32_t next_sequence(std::uint32_t context) { return next_seq_[context]; }
+  std::uint32_t next_sequence(std::uint32_t context) { return sequence_of(context); }
   void set_next_sequence(std::uint32_t context, std::uint32_t seq) { next_seq_[context] = seq; }
 
   // Point-to-point notes on the agreement channel for the REBUILD hand-shake (rebuild.cpp):
@@ -71,6 +72,7 @@ class Consensus {
   };
   using Key = std::pair<std::uint32_t, std::uint32_t>;  // (context id, sequence number)
 
+  Err post_receive();  // the standing receive of all agreement traffic
   static void on_message(Request& r, void* self);
   void handle(std::uint32_t from_proc, const std::vector<std::uint8_t>& msg, std::uint64_t bits);
   void send(std::uint32_t proc, Key key, int type, int my_rank,
@@ -85,7 +87,17 @@ class Consensus {
 
   Engine* engine_;
   std::map<Key, Instance> instances_;
+  // Sequence numbers travel in the 24 tag bits of the match bits and wrap there; only the
+  // current and the previous instance of a context are ever kept (forget_before), so a
+  // wrapped number never meets an old instance.
+  static constexpr std::uint32_t kSeqMask = static_cast<std::uint32_t>(match::kMaxTag);
+  std::uint32_t& sequence_of(std::uint32_t context) {
+    return next_seq_.try_emplace(context, first_seq_).first->second;
+  }
   std::map<std::uint32_t, std::uint32_t> next_seq_;  // per context id
+  // Where a context's numbering starts: 0, or FTMPI_TEST_AGREEMENT_SEQ_START (tests only: start
+  // just before the wrap, see ft.memory.wrap).
+  std::uint32_t first_seq_ = 0;
   struct NoteKey {
     std::uint32_t channel, tag;
     int type;
