@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "ftmpi_proto/tcp_nodelay.h"
 #include "log.h"
 #include "rank_launcher.h"
 
@@ -346,6 +347,7 @@ void JobSupervisor::handle_upcall(Upcall& u) {
     switch (u.kind) {
         case UpcallKind::client_connected:
             if (rank != nullptr) rank->connected = true;
+            (void)proto::disable_nagle_on_tcp_sockets();  // in case the listener did not pass it on
             u.complete(rank != nullptr ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
             return;
         case UpcallKind::client_finalized:

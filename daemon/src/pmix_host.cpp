@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "ftmpi_proto/tcp_nodelay.h"
 #include "log.h"
 #include "pmix_module.h"
 
@@ -137,6 +138,8 @@ Status PmixHost::init(const std::string& tmpdir, std::string& why) {
         return Status::pmix_failed;
     }
     initialized_ = true;
+    // The PMIx listener is open now; the clients' sockets accepted from it inherit this.
+    (void)proto::disable_nagle_on_tcp_sockets();
     return Status::ok;
 }
 

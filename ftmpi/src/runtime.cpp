@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ftmpi_proto/tcp_nodelay.h"
+
 namespace ftmpi {
 namespace {
 
@@ -62,6 +64,8 @@ bool Runtime::init(std::string* err) {
     return false;
   }
   connected_ = true;
+  // Requests to the daemon (fence, spawn, get) are small writes on a loopback TCP socket.
+  (void)proto::disable_nagle_on_tcp_sockets();
   rank_ = static_cast<int>(me.rank);
   nspace_ = me.nspace;
   pmix_proc_t wildcard;

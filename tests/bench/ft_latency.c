@@ -7,7 +7,11 @@
  * With --comm-mode rebuild the victim's replacement joins the repair; it reports how long its
  * own start took (from its fork, as /proc/self/stat says to 10 ms, to the end of its MPI_Init),
  * which the survivors' repair time includes:  ... replacement_start_ms 250.1
- * Run with: mpirun -n N --comm-mode shrink|rebuild ft_latency [victim] */
+ * The victim dies right after the barrier by default (the survivors have just been talking to
+ * the daemon and the other ranks); IDLE_MS > 0 lets it wait first, so that the survivors are
+ * deep in their idle wait. (Right after the barrier used to take ~40 ms: Nagle's algorithm on
+ * PMIx's loopback TCP socket held the failure event for the client's delayed ACK.)
+ * Run with: mpirun -n N --comm-mode shrink|rebuild ft_latency [victim [IDLE_MS]] */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,10 +66,11 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int victim = argc > 1 ? atoi(argv[1]) : size - 1;
+  int idle_ms = argc > 2 ? atoi(argv[2]) : 0;
   double t_kill = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == victim) {
-    usleep(50000); /* everyone is blocked by now */
+    if (idle_ms > 0) usleep((useconds_t)idle_ms * 1000); /* survivors deep in their wait */
     /* Survivors learn the kill time through the file system (the victim cannot send it). */
     FILE *f = fopen(path, "w");
     t_kill = now();
