@@ -15,28 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "killtime.h"
+
 static int failures, wrank;
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
-
-static double mono(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static double read_killtime(void) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/killtime", getenv("PIDDIR") ? getenv("PIDDIR") : "/tmp");
-  for (int i = 0; i < 1000; i++) {
-    FILE *f = fopen(path, "r");
-    double t = 0;
-    if (f && fscanf(f, "%lf", &t) == 1) { fclose(f); return t; }
-    if (f) fclose(f);
-    usleep(1000);
-  }
-  return 0;
-}
 
 /* Sum of original ranks over comm by passing a token around the valid members. */
 static long ring_sum(MPI_Comm comm, int me_value) {
@@ -85,12 +68,8 @@ int main(int argc, char **argv) {
   CHECK(before == (long)size * (size - 1) / 2, "sum before failure %ld", before);
 
   if (wrank == victim) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/killtime", getenv("PIDDIR") ? getenv("PIDDIR") : "/tmp");
     usleep(200000); /* let the survivors block first */
-    FILE *f = fopen(path, "w");
-    fprintf(f, "%.9f\n", mono());
-    fclose(f);
+    write_killtime();
     raise(SIGKILL);
   }
 
@@ -196,7 +175,7 @@ int main(int argc, char **argv) {
   CHECK(state == FTMPI_COMM_OK, "state after a successful operation %d", state);
   MPI_Comm_free(&newcomm);
 
-  double kill_t = read_killtime();
+  double kill_t = read_killtime(1000);
   printf("rank %d: detection %.3f ms, repair %.3f ms\n", wrank, 1e3 * (detected - kill_t),
          1e3 * (repaired - t0));
   MPI_Finalize();

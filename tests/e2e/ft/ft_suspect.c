@@ -25,32 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "killtime.h"
+
 static int failures, wrank;
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
-
-static double mono(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static const char *killtime_path(void) {
-  static char path[512];
-  snprintf(path, sizeof path, "%s/killtime", getenv("PIDDIR") ? getenv("PIDDIR") : "/tmp");
-  return path;
-}
-
-static double read_killtime(void) {
-  for (int i = 0; i < 2000; i++) {
-    FILE *f = fopen(killtime_path(), "r");
-    double t = 0;
-    if (f && fscanf(f, "%lf", &t) == 1) { fclose(f); return t; }
-    if (f) fclose(f);
-    usleep(1000);
-  }
-  return 0;
-}
 
 static int proc_state(MPI_Comm comm, int rank) {
   int s = -1;
@@ -93,8 +72,7 @@ int main(int argc, char **argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == victim) {
-    FILE *f = fopen(killtime_path(), "w");
-    if (f) { fprintf(f, "%.9f\n", mono()); fclose(f); }
+    write_killtime();
     raise(SIGKILL);
   }
 
@@ -108,7 +86,7 @@ int main(int argc, char **argv) {
       ++sends;
     }
     const double failed_at = mono();
-    killed = read_killtime();
+    killed = read_killtime(2000);
     CHECK(killed > 0, "no kill time recorded");
     const int s_world = proc_state(MPI_COMM_WORLD, victim);
     const int s_other = proc_state(other, victim);
@@ -156,7 +134,7 @@ int main(int argc, char **argv) {
   }
   const double confirmed = mono();
   CHECK(state == FTMPI_PROC_FAILED, "victim state %d, never FAILED", state);
-  if (killed == 0) killed = read_killtime();
+  if (killed == 0) killed = read_killtime(2000);
   /* The daemon reports the death after the kill, so FAILED comes at least `delay` after it
    * (0.25 s of slack for clock reads and scheduling). */
   CHECK(confirmed - killed > delay - 0.25, "FAILED %.3f s after the kill: the delay hook did not hold "
