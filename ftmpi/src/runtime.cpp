@@ -65,7 +65,9 @@ bool Runtime::init(std::string* err) {
   }
   connected_ = true;
   // Requests to the daemon (fence, spawn, get) are small writes on a loopback TCP socket.
-  (void)proto::disable_nagle_on_tcp_sockets();
+  if (int port = proto::pmix_server_port(); port != 0) {
+    (void)proto::disable_nagle_on_tcp_sockets(port);
+  }
   rank_ = static_cast<int>(me.rank);
   nspace_ = me.nspace;
   pmix_proc_t wildcard;

@@ -8,7 +8,11 @@
 
 namespace ftmpi::proto {
 
-// Sets TCP_NODELAY on every TCP socket of this process; returns how many were set.
-int disable_nagle_on_tcp_sockets();
+// Sets TCP_NODELAY on the TCP sockets of this process (only those connected to peer_port when
+// it is not 0: a client must leave its application's own sockets alone); returns how many.
+int disable_nagle_on_tcp_sockets(int peer_port = 0);
+
+// The port of the PMIx server this process was started under (PMIX_SERVER_URI*), 0 if none.
+int pmix_server_port();
 
 }  // namespace ftmpi::proto
