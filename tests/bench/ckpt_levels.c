@@ -20,6 +20,7 @@
  *   mpirun -n 4 --comm-mode shrink ftmpi-ckpt-levels --pattern L3 [--rounds 1] [-m MiB]
  *          [--dir DIR] [--saves N] */
 #define _DEFAULT_SOURCE
+#include "ckpt_pattern.h"
 #include <dirent.h>
 #include <ftckpt.h>
 #include <ftmpi.h>
@@ -33,29 +34,6 @@
 #include <unistd.h>
 
 static int rank;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void fill(uint64_t *v, size_t words, int owner, long k)
-{
-    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)k << 32);
-    for (size_t i = 0; i < words; i++)
-        v[i] = base ^ i;
-}
-
-static size_t count_bad(const uint64_t *v, size_t words, int owner, long k)
-{
-    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)k << 32);
-    size_t bad = 0;
-    for (size_t i = 0; i < words; i++)
-        bad += v[i] != (base ^ i);
-    return bad;
-}
 
 static void remove_dir(const char *path)
 {

@@ -28,6 +28,7 @@
  *          [--l3 G] [--victim R]
  *
  * Prints one line per repetition, the medians, and "ckpt_rebuild: OK". */
+#include "ckpt_pattern.h"
 #include "bench_util.h"
 
 #include <ftckpt.h>
@@ -40,29 +41,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void fill(uint64_t *v, size_t words, int owner, long k)
-{
-    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)k << 32);
-    for (size_t i = 0; i < words; i++)
-        v[i] = base ^ i;
-}
-
-static size_t count_bad(const uint64_t *v, size_t words, int owner, long k)
-{
-    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)k << 32);
-    size_t bad = 0;
-    for (size_t i = 0; i < words; i++)
-        bad += v[i] != (base ^ i);
-    return bad;
-}
 
 /* The child of the start probe: the time it entered main, down the pipe, and out. */
 static void start_probe_child(const char *fd_text, double t_main)

@@ -25,6 +25,7 @@
  * parity traffic, so the ratio then shows what level 3 costs on top.
  *
  * Without --comm-mode shrink the recovery part is skipped (the kill would end the job). */
+#include "ckpt_pattern.h"
 #include "bench_util.h"
 
 #include <ftckpt.h>
@@ -34,13 +35,6 @@
 #include <time.h>
 
 static int rank, np, df = 2, sd = 2, l3 = 0;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static long ipow_mod(long b, int e, long m)
 {
@@ -55,23 +49,6 @@ static int receiver(int i, int j, long k)
 {
     int p = (int)(k % sd);
     return (int)((i + (long)j * ipow_mod(df, p, np) + p) % np);
-}
-
-/* The data a rank protects at save k: cheap to generate, different per rank and save. */
-static void fill(uint64_t *v, size_t words, int owner, long k)
-{
-    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)k << 32);
-    for (size_t i = 0; i < words; i++)
-        v[i] = base ^ i;
-}
-
-static size_t count_bad(const uint64_t *v, size_t words, int owner, long k)
-{
-    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)k << 32);
-    size_t bad = 0;
-    for (size_t i = 0; i < words; i++)
-        bad += v[i] != (base ^ i);
-    return bad;
 }
 
 static double max_over(double t, MPI_Comm comm)
