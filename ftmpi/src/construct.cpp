@@ -214,6 +214,10 @@ Err Constructor::free(Comm* comm) {
   // A communicator that lived through a failure may have stale messages queued on its
   // contexts (a collective cut short): reusing them would let those match a new communicator.
   if (!comm->tainted) {
+    // The agreements decided on it go with it: the next communicator on this context starts
+    // its sequence again, and a decided instance left behind would answer that communicator's
+    // first contributions with this one's decision (CONSENSUS.md, "Contexts are reused").
+    consensus_->reset_context(comm->context);
     comms_->release_context(comm->context);
     if (comm->coll_context != comm->context + 1) comms_->release_context(comm->coll_context - 1);
   }
