@@ -19,6 +19,17 @@ Knobs Knobs::from_environment() {
   if (const char* c = std::getenv("FTMPI_SHM_CMA"); c != nullptr && *c != '\0') {
     k.shm_cma = std::strtol(c, nullptr, 10) != 0;
   }
+  if (const char* c = std::getenv("FTMPI_SHM_RING"); c != nullptr && *c != '\0') {
+    k.shm_ring = std::strtol(c, nullptr, 10) != 0;
+  }
+  if (const char* c = std::getenv("FTMPI_SHM_RINGS"); c != nullptr && *c != '\0') {
+    unsigned long v = std::strtoul(c, nullptr, 10);
+    if (v > 0 && v <= 65536) k.shm_rings = v;
+  }
+  if (const char* c = std::getenv("FTMPI_SHM_RING_KB"); c != nullptr && *c != '\0') {
+    unsigned long v = std::strtoul(c, nullptr, 10);
+    if (v >= 32 && v <= (1ul << 20) && (v & (v - 1)) == 0) k.shm_ring_kb = v;
+  }
   return k;
 }
 

@@ -14,6 +14,14 @@
 //   FTMPI_SHM_CMA                  1 (default): shm receivers read large messages themselves
 //                                  with process_vm_readv; 0: they never try, and the payload
 //                                  goes through shm instead (see soft_match.h).
+//   FTMPI_SHM_RING                 1 (default): on shm, small messages, announcements and FINs
+//                                  travel through our own shared-memory rings (shm_ring.h), one
+//                                  per sender and receiver; 0: through libfabric shm.
+//   FTMPI_SHM_RINGS                rings per receiving endpoint = how many different senders it
+//                                  can have over the job's life (default 128); later senders
+//                                  use libfabric shm.
+//   FTMPI_SHM_RING_KB              size of one ring in KiB, a power of two >= 32 (default 64).
+//                                  A full ring makes the sender defer (in order), as before.
 // libfabric's own variables (FI_SHM_*, FI_TCP_IFACE, FI_OFI_RXM_*, FI_LOG_LEVEL) apply as usual;
 // we default FI_OFI_RXM_ENABLE_DYN_RBUF=0 and FI_OFI_RXM_SAR_LIMIT=16384 (see provider.cpp).
 #pragma once
@@ -27,6 +35,9 @@ struct Knobs {
   double retry_timeout_s = 60.0;
   unsigned long shm_rx_size = 4096;
   bool shm_cma = true;
+  bool shm_ring = true;
+  unsigned long shm_rings = 128;
+  unsigned long shm_ring_kb = 64;
 
   static Knobs from_environment();
 };

@@ -97,7 +97,12 @@ OfiEndpoint::~OfiEndpoint() {
 }
 
 Status OfiEndpoint::insert_peers(const std::vector<std::vector<std::uint8_t>>& addrs) {
-  for (const auto& a : addrs) {
+  for (const auto& full : addrs) {
+    Peer parsed;
+    // shm 1.17 keeps a pointer to the address we insert (its rbmap key is the caller's
+    // buffer, compared on every later insert), so the bytes must live as long as the AV.
+    av_names_.push_back(soft_ ? ring_parse_address(full, &parsed) : full);
+    const std::vector<std::uint8_t>& a = av_names_.back();
     fi_addr_t fa = FI_ADDR_UNSPEC;
     int n = fi_av_insert(av_, a.data(), 1, &fa, 0, nullptr);
     if (n != 1) {
@@ -109,10 +114,12 @@ Status OfiEndpoint::insert_peers(const std::vector<std::vector<std::uint8_t>>& a
       // shm 1.17: inserting the address of an endpoint that is already gone (a fast peer
       // finished and closed it) leaves its slot in shm's peer map free, so the next insert
       // reuses that slot and the AV hands back the gone peer's fi_addr, which from now on
-      // reaches this peer. The gone one stays unreachable.
+      // reaches this peer. The gone one stays unreachable through libfabric. With rings, what
+      // it sent before it finished is waiting in ours (MPI_Finalize does not wait for the
+      // receivers), so it is not failed: receives from it still match; sends to it fail.
       const PeerId gone = peer_of_addr_[fa];
       peers_[gone].addr = FI_ADDR_NOTAVAIL;
-      peers_[gone].failed = true;
+      if (!peers_[gone].has_ring_address || inbound_ == nullptr) peers_[gone].failed = true;
       peer_of_addr_[fa] = id;
     } else if (fa < kMaxPeerAddr) {
       if (fa >= peer_of_addr_.size()) peer_of_addr_.resize(fa + 1, kAnyPeer);
@@ -121,8 +128,9 @@ Status OfiEndpoint::insert_peers(const std::vector<std::vector<std::uint8_t>>& a
       last_error_ = provider_ + ": fi_av_insert returned address " + std::to_string(fa);
       return Status::error;
     }
-    peers_.emplace_back();
-    peers_.back().addr = fa;
+    parsed.addr = fa;
+    if (parsed.has_ring_address) peers_of_token_[parsed.ring_token].push_back(id);
+    peers_.push_back(std::move(parsed));
   }
   return Status::ok;
 }

@@ -10,9 +10,14 @@
 // Over shm, matching is done here, not by the provider (libfabric 1.17 shm mismatches receives
 // with ignore masks against unexpected messages): see soft_match.h.
 //
+// On shm the small-message stream (small messages, announcements, FINs) goes through our own
+// shared-memory rings (shm_ring.h) when both ends have them; libfabric then carries only the
+// rare medium payloads and the no-CMA fallback, so its CQ is read only while such an operation
+// is outstanding (and every 16th poll, for senders that could not get a ring).
+//
 // Files: ofi_endpoint.cpp (setup, addressing), ofi_endpoint_ops.cpp (send/recv/probe/cancel),
 // ofi_endpoint_progress.cpp (CQ reading, retry on -FI_EAGAIN, peer failure),
-// ofi_endpoint_soft.cpp (software matching).
+// ofi_endpoint_soft.cpp (software matching), ofi_endpoint_ring.cpp (the rings).
 #pragma once
 
 #include <rdma/fabric.h>
@@ -21,14 +26,18 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 
+#include <deque>
 #include <list>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "completion_backlog.h"
 #include "ftmpi/transport/endpoint.h"
 #include "knobs.h"
 #include "op_record.h"
+#include "shm_ring.h"
 #include "soft_match.h"
 
 namespace ftmpi::transport {
@@ -65,6 +74,23 @@ class OfiEndpoint final : public Endpoint {
     OpList pending;   // posted: sends to it, receives and probes directed at it
     OpList deferred;  // sends not yet accepted by the provider, oldest first
     std::uint32_t next_seq = 0;  // software matching: next large message's sequence number
+    // Our ring into its region: decided on the first message and kept (order must not change
+    // paths). has_ring_address: its address named a region.
+    enum class RingState : unsigned char { untried, ring, libfabric } ring_state =
+        RingState::untried;
+    bool has_ring_address = false;
+    std::uint64_t ring_pid = 0, ring_uid = 0, ring_token = 0;
+    std::unique_ptr<ring::Region> region;
+    ring::Writer writer;
+  };
+  // One of our inbound rings. Until its owner's token is among the inserted addresses (a
+  // replacement's hello arrives before we look its address up), its messages come from
+  // kAnyPeer, as libfabric reports an unknown sender.
+  struct InboundRing {
+    ring::Reader reader;
+    bool attached = false;
+    std::uint64_t owner = 0;
+    PeerId peer = kAnyPeer;
   };
   // A message on the small-message stream, as software matching sees it.
   struct Arrival {
@@ -105,7 +131,11 @@ class OfiEndpoint final : public Endpoint {
   bool retry_should_give_up(Retry policy, unsigned attempt, double* started_s);
 
   // Small sends without a record: fi_tinject (software matching: with a header).
-  ssize_t inject(fi_addr_t addr, const void* buf, std::size_t len, std::uint64_t tag);
+  ssize_t inject(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag);
+  // Software matching: one message on dst's small-message stream, made of a then b: its ring,
+  // or fi_tinject with kMsgTag. 0, -FI_EAGAIN (full) or another -FI_* error.
+  ssize_t send_small(PeerId dst, const void* a, std::size_t alen, const void* b,
+                     std::size_t blen);
   // Posts (or advances) a send; *finished when it completed at once (no CQ entry to come).
   ssize_t post_send(OpRecord* op, bool* finished);
   void complete_send_now(OpRecord* op);
@@ -120,15 +150,39 @@ class OfiEndpoint final : public Endpoint {
   void progress_into_backlog();
   PeerId peer_of_source(fi_addr_t src) const;
 
+  // Rings (shm), ofi_endpoint_ring.cpp.
+  bool ring_init(std::string* err);
+  // Splits a peer's address into libfabric's part and our ring trailer (filled into *peer).
+  std::vector<std::uint8_t> ring_parse_address(const std::vector<std::uint8_t>& addr,
+                                               Peer* peer);
+  ring::Writer* ring_writer(PeerId dst);
+  // Drains our inbound rings through soft_message(); returns completions written to out.
+  std::size_t poll_rings(Completion* out, std::size_t max);
+  // Attaches a newly claimed ring (false while its owner is not written yet) and looks for the
+  // peer that owns it.
+  bool ring_attach(std::size_t index);
+  void ring_resolve(InboundRing& r);
+  // A post that will produce a CQ entry: count it (rc == 0) so that poll() reads the CQ.
+  ssize_t counted(ssize_t rc) {
+    if (rc == 0) ++fi_outstanding_;
+    return rc;
+  }
+  // Whether this poll must also read libfabric's CQ.
+  bool cq_poll_due() {
+    return !ring_only_inbound_ || fi_outstanding_ != 0 || (++poll_tick_ & 15u) == 0;
+  }
+
   // Software matching (shm), ofi_endpoint_soft.cpp.
   bool soft_init(std::string* err);
   Status soft_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                    std::uint64_t ignore, void* context);
   Status soft_probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context);
   Status soft_cancel(void* context);
-  // A bounce receive completed: match or queue the message, repost the bounce. Returns whether
-  // a user completion was written to *out.
+  // A bounce receive completed: soft_message() on it, then the bounce goes back.
   bool soft_arrival(OpRecord* bounce, std::size_t got, fi_addr_t src, Completion* out);
+  // One message of the small-message stream (got bytes at p, from source): match or queue it,
+  // or act on an announcement/FIN. Returns whether a user completion was written to *out.
+  bool soft_message(const unsigned char* p, std::size_t got, PeerId source, Completion* out);
   // A receive matched a message: true when *c now holds its completion (the record is freed);
   // false when the large payload's receive is posted (or queued for posting).
   bool soft_deliver(OpRecord* op, const Arrival& a, Completion* c);
@@ -168,6 +222,7 @@ class OfiEndpoint final : public Endpoint {
   fid_ep* ep_ = nullptr;
 
   std::vector<Peer> peers_;
+  std::deque<std::vector<std::uint8_t>> av_names_;  // every address given to fi_av_insert
   // fi_addr -> PeerId (FI_AV_TABLE: normally the identity; see insert_peers for shm's exception).
   std::vector<PeerId> peer_of_addr_;
   static constexpr fi_addr_t kMaxPeerAddr = fi_addr_t{1} << 24;
@@ -189,6 +244,19 @@ class OfiEndpoint final : public Endpoint {
   std::vector<OpRecord*> bulk_retry_;    // large-payload receives not posted yet (-FI_EAGAIN)
   std::vector<soft::PendingFin> fin_retry_;  // FINs not sent yet (-FI_EAGAIN)
   std::uint64_t my_pid_ = 0;
+
+  // Rings (shm_ring.h); see ofi_endpoint_ring.cpp.
+  std::unique_ptr<ring::Region> inbound_;
+  std::uint64_t ring_token_ = 0;
+  std::vector<InboundRing> in_rings_;
+  std::size_t ring_cursor_ = 0;  // where the next poll starts (fairness among senders)
+  std::unordered_map<std::uint64_t, std::vector<PeerId>> peers_of_token_;
+  bool in_ring_poll_ = false;
+  // Every message to us travels by ring (we have a region and no peer lacks one): the CQ only
+  // needs reading for operations we posted to libfabric.
+  bool ring_only_inbound_ = false;
+  std::size_t fi_outstanding_ = 0;  // posted to libfabric, CQ entry to come (not bounces)
+  unsigned poll_tick_ = 0;
 };
 
 template <typename Post>

@@ -72,7 +72,7 @@ Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   if (len <= inline_max_ && !behind_deferred) {
     // Inject copies the data out before returning and writes no CQ entry, which saves the
     // provider a completion write on the latency-critical path; we report the completion.
-    ssize_t rc = post_with_retry(Retry::briefly, [&] { return inject(peer.addr, buf, len, tag); });
+    ssize_t rc = post_with_retry(Retry::briefly, [&] { return inject(dst, buf, len, tag); });
     if (rc == 0) {
       Completion c;
       c.context = context;
@@ -103,20 +103,33 @@ Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   return Status::ok;
 }
 
-ssize_t OfiEndpoint::inject(fi_addr_t addr, const void* buf, std::size_t len, std::uint64_t tag) {
-  if (!soft_) return fi_tinject(ep_, buf, len, addr, tag);
+ssize_t OfiEndpoint::inject(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag) {
+  if (!soft_) return fi_tinject(ep_, buf, len, peers_[dst].addr, tag);
   const soft::Header h{tag, 0};
-  std::memcpy(stage_.data(), &h, sizeof h);
-  if (len != 0) std::memcpy(stage_.data() + soft::kHeaderSize, buf, len);
-  return fi_tinject(ep_, stage_.data(), soft::kHeaderSize + len, addr, soft::kMsgTag);
+  return send_small(dst, &h, sizeof h, buf, len);
+}
+
+ssize_t OfiEndpoint::send_small(PeerId dst, const void* a, std::size_t alen, const void* b,
+                                std::size_t blen) {
+  if (ring::Writer* w = ring_writer(dst); w != nullptr) {
+    return w->push(a, alen, b, blen) ? 0 : -FI_EAGAIN;
+  }
+  const void* msg = a;
+  if (blen != 0) {
+    std::memcpy(stage_.data(), a, alen);
+    std::memcpy(stage_.data() + alen, b, blen);
+    msg = stage_.data();
+  }
+  if (peers_[dst].addr == FI_ADDR_NOTAVAIL) return -FI_EHOSTUNREACH;  // gone (insert_peers)
+  return fi_tinject(ep_, msg, alen + blen, peers_[dst].addr, soft::kMsgTag);
 }
 
 ssize_t OfiEndpoint::post_send(OpRecord* op, bool* finished) {
   const fi_addr_t addr = peers_[op->peer].addr;
   *finished = false;
-  if (!soft_) return fi_tsend(ep_, op->buf, op->len, nullptr, addr, op->tag, &op->fi_ctx);
+  if (!soft_) return counted(fi_tsend(ep_, op->buf, op->len, nullptr, addr, op->tag, &op->fi_ctx));
   if (op->len <= inline_max_) {  // a deferred small send
-    ssize_t rc = inject(addr, op->buf, op->len, op->tag);
+    ssize_t rc = inject(op->peer, op->buf, op->len, op->tag);
     *finished = rc == 0;
     return rc;
   }
@@ -130,18 +143,19 @@ ssize_t OfiEndpoint::post_send(OpRecord* op, bool* finished) {
     unsigned char msg[soft::kRtsSize];
     std::memcpy(msg, &h, sizeof h);
     std::memcpy(msg + sizeof h, &a, sizeof a);
-    ssize_t rc = fi_tinject(ep_, msg, sizeof msg, addr, soft::kMsgTag);
+    ssize_t rc = send_small(op->peer, msg, sizeof msg, nullptr, 0);
     if (rc != 0) return rc;
     op->stage = 1;
     if (cma) return 0;  // pending until the receiver's FIN
   }
+  if (addr == FI_ADDR_NOTAVAIL) return -FI_EHOSTUNREACH;  // gone (insert_peers)
   if (!cma) {
     ssize_t rc = fi_tinject(ep_, op->buf, op->len, addr, wire_tag);
     *finished = rc == 0;
     return rc;
   }
   // stage 2: the receiver could not use CMA (kFinNak): shm moves the payload.
-  return fi_tsend(ep_, op->buf, op->len, nullptr, addr, wire_tag, &op->fi_ctx);
+  return counted(fi_tsend(ep_, op->buf, op->len, nullptr, addr, wire_tag, &op->fi_ctx));
 }
 
 void OfiEndpoint::complete_send_now(OpRecord* op) {
@@ -202,7 +216,8 @@ Status OfiEndpoint::recv(PeerId src, void* buf, std::size_t len, std::uint64_t t
   OpRecord* op = start_op(OpKind::recv, src, context);
   op->len = len;
   ssize_t rc = post_with_retry(
-      Retry::until_timeout, [&] { return fi_trecv(ep_, buf, len, nullptr, addr, tag, ignore, &op->fi_ctx); });
+      Retry::until_timeout,
+      [&] { return counted(fi_trecv(ep_, buf, len, nullptr, addr, tag, ignore, &op->fi_ctx)); });
   return rc == 0 ? Status::ok : fail_post(op, rc, "fi_trecv");
 }
 
@@ -227,7 +242,7 @@ Status OfiEndpoint::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, v
   msg.ignore = ignore;
   msg.context = &op->fi_ctx;
   ssize_t rc = post_with_retry(Retry::until_timeout,
-                               [&] { return fi_trecvmsg(ep_, &msg, FI_PEEK | FI_COMPLETION); });
+                               [&] { return counted(fi_trecvmsg(ep_, &msg, FI_PEEK | FI_COMPLETION)); });
   return rc == 0 ? Status::ok : fail_post(op, rc, "fi_trecvmsg(FI_PEEK)");
 }
 

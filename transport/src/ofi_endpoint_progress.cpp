@@ -22,7 +22,8 @@ double now_s() {
 
 std::size_t OfiEndpoint::poll(Completion* out, std::size_t max) {
   std::size_t n = backlog_.empty() ? 0 : backlog_.drain(out, max);
-  if (n < max) n += read_cq(out + n, max - n);
+  if (n < max && inbound_ != nullptr) n += poll_rings(out + n, max - n);
+  if (n < max && cq_poll_due()) n += read_cq(out + n, max - n);
   if (n == 0 && !bounce_idle_.empty()) flush_idle_bounces();
   if (deferred_count_ != 0) flush_all_deferred();  // after reading: reaping freed resources
   if (!bounce_retry_.empty() || !bulk_retry_.empty() || !fin_retry_.empty()) {
@@ -33,7 +34,8 @@ std::size_t OfiEndpoint::poll(Completion* out, std::size_t max) {
 
 void OfiEndpoint::progress_into_backlog() {
   Completion batch[kCqBatch];
-  std::size_t n = read_cq(batch, kCqBatch);
+  std::size_t n = poll_rings(batch, kCqBatch);
+  if (n < kCqBatch) n += read_cq(batch + n, kCqBatch - n);
   for (std::size_t i = 0; i < n; ++i) backlog_.push(batch[i]);
 }
 
@@ -55,6 +57,7 @@ std::size_t OfiEndpoint::read_cq(Completion* out, std::size_t max) {
       if (soft_arrival(op, entries[i].len, sources[i], &out[n])) ++n;
       continue;
     }
+    if (fi_outstanding_ != 0) --fi_outstanding_;
     if (!op->orphaned) {
       Completion& c = out[n++];
       c.context = op->user_context;
@@ -106,6 +109,7 @@ std::size_t OfiEndpoint::read_cq_error(Completion* out) {
     last_error_ = provider_ + ": the provider aborted an operation (" +
                   fi_strerror(err.prov_errno > 0 ? err.prov_errno : errnum) + ")";
   }
+  if (op->kind != OpKind::bounce && fi_outstanding_ != 0) --fi_outstanding_;
   if (op->kind == OpKind::bounce) {
     // Not expected (bounces take any message up to their size and are only canceled by
     // closing the endpoint): keep the pool whole.

@@ -52,6 +52,7 @@ bool OfiEndpoint::soft_init(std::string* err) {
   }
   inline_max_ = inject_size_ - soft::kHeaderSize;
   stage_.resize(inject_size_);
+  if (knobs_.shm_ring && !ring_init(err)) return false;
   bounce_mem_.resize(soft::kBounceCount * bounce_size_);
   for (std::size_t i = 0; i < soft::kBounceCount; ++i) {
     OpRecord* b = pool_.get();
@@ -91,67 +92,71 @@ void OfiEndpoint::repost_bounce(OpRecord* bounce) {
 
 bool OfiEndpoint::soft_arrival(OpRecord* bounce, std::size_t got, fi_addr_t src,
                                Completion* out) {
-  const auto* p = static_cast<const unsigned char*>(bounce->buf);
-  bool completed = false;
-  if (got >= soft::kHeaderSize) {
-    soft::Header h;
-    std::memcpy(&h, p, sizeof h);
-    Arrival a;
-    a.source = peer_of_source(src);
-    a.tag = h.tag;
-    if ((h.info & soft::kFinBit) != 0 && got >= soft::kFinSize) {
-      std::uint64_t status = 0;
-      std::memcpy(&status, p + sizeof h, sizeof status);
-      bool done = handle_fin(a.source, static_cast<std::uint32_t>(h.info), status, out);
-      repost_when_idle(bounce);
-      return done;
-    }
-    if ((h.info & soft::kRtsBit) != 0 && got >= soft::kRtsSize) {
-      soft::Announce ann;
-      std::memcpy(&ann, p + sizeof h, sizeof ann);
-      a.announced = true;
-      a.cma = (h.info & soft::kCmaBit) != 0;
-      a.seq = static_cast<std::uint32_t>(h.info);
-      a.len = static_cast<std::size_t>(ann.len);
-      a.addr = ann.addr;
-      a.pid = ann.pid;
-    } else {
-      a.len = got - soft::kHeaderSize;
-      a.data = p + soft::kHeaderSize;
-    }
-    OpRecord* op = posted_.head();
-    while (op != nullptr && !receive_matches(op, a.source, a.tag)) op = op->next;
-    if (op != nullptr) {
-      posted_.remove(op);
-      completed = soft_deliver(op, a, out);
-    } else if (discard_) {
-      if (a.announced && a.source != kAnyPeer && !peers_[a.source].failed) {
-        send_fin(a.source, a.seq, soft::kFinOk);
-      }
-    } else {
-      if (spare_unexpected_.empty()) spare_unexpected_.emplace_back();
-      unexpected_.splice(unexpected_.end(), spare_unexpected_, spare_unexpected_.begin());
-      soft::Unexpected& u = unexpected_.back();
-      u.source = a.source;
-      u.tag = a.tag;
-      u.announced = a.announced;
-      u.cma = a.cma;
-      u.seq = a.seq;
-      u.len = a.len;
-      u.addr = a.addr;
-      u.pid = a.pid;
-      if (a.announced) {
-        u.data.clear();
-      } else {
-        u.data.assign(a.data, a.data + a.len);
-      }
-    }
-  } else {
-    last_error_ = provider_ + ": dropped a malformed message of " + std::to_string(got) + " bytes";
-  }
+  const bool completed = soft_message(static_cast<const unsigned char*>(bounce->buf), got,
+                                      peer_of_source(src), out);
   // After the message is out of the bounce: reposting may fill it again at once.
   repost_when_idle(bounce);
   return completed;
+}
+
+bool OfiEndpoint::soft_message(const unsigned char* p, std::size_t got, PeerId source,
+                               Completion* out) {
+  if (got < soft::kHeaderSize) {
+    last_error_ = provider_ + ": dropped a malformed message of " + std::to_string(got) + " bytes";
+    return false;
+  }
+  soft::Header h;
+  std::memcpy(&h, p, sizeof h);
+  Arrival a;
+  a.source = source;
+  a.tag = h.tag;
+  if ((h.info & soft::kFinBit) != 0 && got >= soft::kFinSize) {
+    std::uint64_t status = 0;
+    std::memcpy(&status, p + sizeof h, sizeof status);
+    return handle_fin(a.source, static_cast<std::uint32_t>(h.info), status, out);
+  }
+  if ((h.info & soft::kRtsBit) != 0 && got >= soft::kRtsSize) {
+    soft::Announce ann;
+    std::memcpy(&ann, p + sizeof h, sizeof ann);
+    a.announced = true;
+    a.cma = (h.info & soft::kCmaBit) != 0;
+    a.seq = static_cast<std::uint32_t>(h.info);
+    a.len = static_cast<std::size_t>(ann.len);
+    a.addr = ann.addr;
+    a.pid = ann.pid;
+  } else {
+    a.len = got - soft::kHeaderSize;
+    a.data = p + soft::kHeaderSize;
+  }
+  OpRecord* op = posted_.head();
+  while (op != nullptr && !receive_matches(op, a.source, a.tag)) op = op->next;
+  if (op != nullptr) {
+    posted_.remove(op);
+    return soft_deliver(op, a, out);
+  }
+  if (discard_) {
+    if (a.announced && a.source != kAnyPeer && !peers_[a.source].failed) {
+      send_fin(a.source, a.seq, soft::kFinOk);
+    }
+    return false;
+  }
+  if (spare_unexpected_.empty()) spare_unexpected_.emplace_back();
+  unexpected_.splice(unexpected_.end(), spare_unexpected_, spare_unexpected_.begin());
+  soft::Unexpected& u = unexpected_.back();
+  u.source = a.source;
+  u.tag = a.tag;
+  u.announced = a.announced;
+  u.cma = a.cma;
+  u.seq = a.seq;
+  u.len = a.len;
+  u.addr = a.addr;
+  u.pid = a.pid;
+  if (a.announced) {
+    u.data.clear();
+  } else {
+    u.data.assign(a.data, a.data + a.len);
+  }
+  return false;
 }
 
 void OfiEndpoint::flush_idle_bounces() {
@@ -237,9 +242,12 @@ bool OfiEndpoint::soft_deliver(OpRecord* op, const Arrival& a, Completion* c) {
 
 bool OfiEndpoint::post_bulk_recv(OpRecord* op, Completion* c) {
   void* dst = op->scratch != nullptr ? op->scratch : const_cast<void*>(op->buf);
-  ssize_t rc = fi_trecv(ep_, dst, op->msg_len, nullptr, peers_[op->peer].addr,
-                        soft::kBulkTag | op->seq, 0, &op->fi_ctx);
-  if (rc == 0) return false;
+  const fi_addr_t from = peers_[op->peer].addr;
+  ssize_t rc = from == FI_ADDR_NOTAVAIL  // gone (insert_peers): its payload cannot come
+                   ? -FI_EHOSTUNREACH
+                   : fi_trecv(ep_, dst, op->msg_len, nullptr, from, soft::kBulkTag | op->seq, 0,
+                              &op->fi_ctx);
+  if (counted(rc) == 0) return false;
   if (rc == -FI_EAGAIN) {
     bulk_retry_.push_back(op);
     return false;
@@ -256,7 +264,7 @@ void OfiEndpoint::send_fin(PeerId peer, std::uint32_t seq, std::uint64_t status)
   unsigned char msg[soft::kFinSize];
   std::memcpy(msg, &h, sizeof h);
   std::memcpy(msg + sizeof h, &status, sizeof status);
-  ssize_t rc = fi_tinject(ep_, msg, sizeof msg, peers_[peer].addr, soft::kMsgTag);
+  ssize_t rc = send_small(peer, msg, sizeof msg, nullptr, 0);
   if (rc == -FI_EAGAIN) {
     fin_retry_.push_back({peer, seq, status});
   } else if (rc != 0) {

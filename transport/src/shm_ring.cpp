@@ -1,0 +1,213 @@
+#include "shm_ring.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace ftmpi::transport::ring {
+
+namespace {
+
+constexpr std::uint64_t kMagic = 0x31474e52494d5446ull;  // "FTMIRNG1"
+constexpr const char* kPrefix = "ftmpi-ring.";
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+std::string region_name(std::uint64_t pid, std::uint64_t uid, std::uint64_t token) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "/%s%" PRIu64 ".%" PRIu64 ".%016" PRIx64, kPrefix, pid, uid,
+                token);
+  return buf;
+}
+
+void sweep_stale_regions() {
+  DIR* d = opendir("/dev/shm");
+  if (d == nullptr) return;
+  const unsigned long my_uid = getuid();
+  const std::size_t plen = std::strlen(kPrefix);
+  while (dirent* e = readdir(d)) {
+    if (std::strncmp(e->d_name, kPrefix, plen) != 0) continue;
+    unsigned long pid = 0, uid = 0;
+    if (std::sscanf(e->d_name + plen, "%lu.%lu.", &pid, &uid) != 2 || uid != my_uid || pid == 0) {
+      continue;
+    }
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or unsure)
+    shm_unlink((std::string("/") + e->d_name).c_str());
+  }
+  closedir(d);
+}
+
+std::size_t Region::data_offset(std::size_t ring_count) {
+  return round_up(sizeof(RegionHeader) + ring_count * sizeof(RingControl), 4096);
+}
+
+Region::~Region() {
+  if (base_ != nullptr) munmap(base_, size_);
+  if (!unlink_name_.empty()) shm_unlink(unlink_name_.c_str());
+}
+
+bool Region::create(std::uint64_t token, std::size_t ring_count, std::size_t ring_bytes,
+                    std::string* err) {
+  const std::string name = region_name(static_cast<std::uint64_t>(getpid()), getuid(), token);
+  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    if (err != nullptr) *err = "shm_open(" + name + "): " + std::strerror(errno);
+    return false;
+  }
+  size_ = data_offset(ring_count) + ring_count * ring_bytes;
+  // tmpfs allocates pages only when touched: rings nobody claims cost nothing.
+  if (ftruncate(fd, static_cast<off_t>(size_)) != 0) {
+    if (err != nullptr) *err = "ftruncate(" + name + "): " + std::strerror(errno);
+    close(fd);
+    shm_unlink(name.c_str());
+    return false;
+  }
+  void* base = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) {
+    if (err != nullptr) *err = "mmap(" + name + "): " + std::strerror(errno);
+    shm_unlink(name.c_str());
+    return false;
+  }
+  base_ = base;
+  unlink_name_ = name;
+  header_ = static_cast<RegionHeader*>(base_);
+  controls_ = reinterpret_cast<RingControl*>(static_cast<char*>(base_) + sizeof(RegionHeader));
+  data_ = static_cast<unsigned char*>(base_) + data_offset(ring_count);
+  header_->ring_count = ring_count;
+  header_->ring_bytes = ring_bytes;
+  header_->claimed.store(0, std::memory_order_relaxed);
+  // Last: a sender that maps the region before this store sees no magic and does not use it.
+  header_->magic.store(kMagic, std::memory_order_release);
+  return true;
+}
+
+bool Region::open(const std::string& name) {
+  int fd = shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0) return false;
+  struct stat st{};
+  if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < sizeof(RegionHeader)) {
+    close(fd);
+    return false;
+  }
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) return false;
+  auto* h = static_cast<RegionHeader*>(base);
+  const std::uint64_t magic = h->magic.load(std::memory_order_acquire);
+  const bool sane = magic == kMagic && h->ring_count != 0 && h->ring_bytes >= 4096 &&
+                    (h->ring_bytes & (h->ring_bytes - 1)) == 0 &&
+                    data_offset(h->ring_count) + h->ring_count * h->ring_bytes <= size;
+  if (!sane) {
+    munmap(base, size);
+    return false;
+  }
+  base_ = base;
+  size_ = size;
+  header_ = h;
+  controls_ = reinterpret_cast<RingControl*>(static_cast<char*>(base_) + sizeof(RegionHeader));
+  data_ = static_cast<unsigned char*>(base_) + data_offset(h->ring_count);
+  return true;
+}
+
+std::size_t Region::claim(std::uint64_t token) {
+  const std::size_t n = ring_count();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t expected = 0;
+    if (!controls_[i].owner.compare_exchange_strong(expected, token, std::memory_order_acq_rel)) {
+      continue;
+    }
+    // Tell the receiver to look at rings up to this one.
+    std::uint64_t c = header_->claimed.load(std::memory_order_relaxed);
+    while (c < i + 1 &&
+           !header_->claimed.compare_exchange_weak(c, i + 1, std::memory_order_release)) {
+    }
+    return i;
+  }
+  return n;
+}
+
+void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
+  control_ = control;
+  data_ = data;
+  mask_ = bytes - 1;
+  tail_ = control->tail.load(std::memory_order_relaxed);
+  head_seen_ = control->head.load(std::memory_order_acquire);
+}
+
+bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t blen) {
+  const std::size_t body = alen + blen;
+  const std::size_t record = round_up(kRecordHeader + body, 8);
+  const std::uint64_t size = mask_ + 1;
+  const std::size_t pos = static_cast<std::size_t>(tail_ & mask_);
+  const std::size_t to_end = static_cast<std::size_t>(size) - pos;
+  const std::size_t need = record <= to_end ? record : to_end + record;  // wrap: skip the end
+  if (size - (tail_ - head_seen_) < need) {
+    head_seen_ = control_->head.load(std::memory_order_acquire);
+    if (size - (tail_ - head_seen_) < need) return false;
+  }
+  std::uint64_t tail = tail_;
+  unsigned char* p = data_ + pos;
+  if (record > to_end) {
+    const std::uint32_t wrap = kWrap;
+    std::memcpy(p, &wrap, sizeof wrap);
+    tail += to_end;
+    p = data_;
+  }
+  const std::uint32_t words[2] = {static_cast<std::uint32_t>(body), 0};
+  std::memcpy(p, words, sizeof words);
+  if (alen != 0) std::memcpy(p + kRecordHeader, a, alen);
+  if (blen != 0) std::memcpy(p + kRecordHeader + alen, b, blen);
+  tail_ = tail + record;
+  control_->tail.store(tail_, std::memory_order_release);
+  return true;
+}
+
+void Reader::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
+  control_ = control;
+  data_ = data;
+  mask_ = bytes - 1;
+  head_ = control->head.load(std::memory_order_relaxed);
+  tail_seen_ = head_;
+  pending_ = 0;
+}
+
+const unsigned char* Reader::peek_slow(std::size_t* len) {
+  for (;;) {
+    const std::size_t pos = static_cast<std::size_t>(head_ & mask_);
+    std::uint32_t words[2];
+    std::memcpy(words, data_ + pos, sizeof words);
+    if (words[0] == kWrap) {
+      head_ += (mask_ + 1) - pos;
+      if (head_ == tail_seen_) {  // only the wrap so far: nothing to read yet
+        control_->head.store(head_, std::memory_order_release);
+        return nullptr;
+      }
+      continue;
+    }
+    const std::size_t record = round_up(kRecordHeader + words[0], 8);
+    if (words[0] > mask_ || record > tail_seen_ - head_) {
+      // Cannot be: a record is published whole. Treat the rest of the ring as garbage rather
+      // than read past it; the sender's later records are lost with it.
+      head_ = tail_seen_;
+      control_->head.store(head_, std::memory_order_release);
+      return nullptr;
+    }
+    pending_ = record;
+    *len = words[0];
+    return data_ + pos + kRecordHeader;
+  }
+}
+
+}  // namespace ftmpi::transport::ring
