@@ -1,0 +1,194 @@
+// The shared-memory ring (transport/src/shm_ring.h): records of every size arrive whole and in
+// order across wrap-arounds, a full ring refuses instead of overwriting, rings are claimed once,
+// and a region that is not ours or not there is refused.
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "shm_ring.h"
+
+using namespace ftmpi::transport;
+
+namespace {
+
+constexpr std::size_t kRingBytes = 32 * 1024;
+
+// Record k: 8 bytes of k, then filler derived from k.
+std::vector<unsigned char> record_for(std::uint64_t k, std::size_t len) {
+  std::vector<unsigned char> r(len);
+  for (std::size_t i = 0; i < len; ++i) r[i] = static_cast<unsigned char>(k * 31 + i);
+  if (len >= sizeof k) std::memcpy(r.data(), &k, sizeof k);
+  return r;
+}
+
+struct Pair {
+  ring::Region mine;  // the receiver's own region
+  ring::Region theirs;  // the same region, mapped again as a sender would
+  ring::Writer w;
+  ring::Reader r;
+  explicit Pair(std::uint64_t token, std::size_t rings = 4) {
+    std::string err;
+    REQUIRE(mine.create(token, rings, kRingBytes, &err));
+    REQUIRE(theirs.open(ring::region_name(getpid(), getuid(), token)));
+    const std::size_t i = theirs.claim(0x1234);
+    REQUIRE(i == 0);
+    w.attach(&theirs.control(i), theirs.data(i), theirs.ring_bytes());
+    REQUIRE(mine.claimed() == 1);
+    REQUIRE(mine.control(0).owner.load() == 0x1234);
+    r.attach(&mine.control(0), mine.data(0), mine.ring_bytes());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("ring: records of every size arrive whole and in order across many wraps") {
+  Pair p(0x5eed0001);
+  std::mt19937_64 rng(7);
+  std::uint64_t sent = 0, got = 0;
+  std::vector<std::size_t> lens;
+  // Far more bytes than the ring holds: the reader drains whenever the writer is refused.
+  while (got < 20000) {
+    const std::size_t len = rng() % 5 == 0 ? rng() % (p.w.max_record() - ring::kRecordHeader)
+                                           : rng() % 64;
+    std::vector<unsigned char> rec = record_for(sent, len);
+    // Split at a random point: push takes a header part and a payload part.
+    const std::size_t cut = len == 0 ? 0 : rng() % (len + 1);
+    if (p.w.push(rec.data(), cut, rec.data() + cut, len - cut)) {
+      lens.push_back(len);
+      ++sent;
+      if (rng() % 3 != 0) continue;
+    }
+    std::size_t n = 0;
+    while (const unsigned char* data = p.r.peek(&n)) {
+      REQUIRE(got < sent);
+      REQUIRE(n == lens[got]);
+      std::vector<unsigned char> want = record_for(got, n);
+      REQUIRE(std::memcmp(data, want.data(), n) == 0);
+      p.r.consume();
+      ++got;
+    }
+  }
+  REQUIRE(got == sent);
+}
+
+TEST_CASE("ring: a full ring refuses the next record and takes it once drained") {
+  Pair p(0x5eed0002);
+  std::vector<unsigned char> rec(1000, 0xab);
+  int accepted = 0;
+  while (p.w.push(rec.data(), rec.size(), nullptr, 0)) ++accepted;
+  // 1000 bytes + 8 of header = 1008 per record: 32 KiB holds 32 of them and no more.
+  REQUIRE(accepted == static_cast<int>(kRingBytes / 1008));
+  REQUIRE_FALSE(p.w.push(rec.data(), rec.size(), nullptr, 0));
+  std::size_t n = 0;
+  REQUIRE(p.r.peek(&n) != nullptr);
+  REQUIRE(n == 1000);
+  p.r.consume();
+  REQUIRE(p.w.push(rec.data(), rec.size(), nullptr, 0));
+}
+
+TEST_CASE("ring: an empty ring has nothing; zero-length records exist") {
+  Pair p(0x5eed0003);
+  std::size_t n = 99;
+  REQUIRE(p.r.peek(&n) == nullptr);
+  REQUIRE(p.w.push(nullptr, 0, nullptr, 0));
+  REQUIRE(p.r.peek(&n) != nullptr);
+  REQUIRE(n == 0);
+  p.r.consume();
+  REQUIRE(p.r.peek(&n) == nullptr);
+}
+
+TEST_CASE("ring: each ring is claimed by one sender; the region says how many are taken") {
+  std::string err;
+  ring::Region mine;
+  REQUIRE(mine.create(0x5eed0004, 2, kRingBytes, &err));
+  ring::Region a, b, c;
+  const std::string name = ring::region_name(getpid(), getuid(), 0x5eed0004);
+  REQUIRE(a.open(name));
+  REQUIRE(b.open(name));
+  REQUIRE(c.open(name));
+  REQUIRE(a.claim(11) == 0);
+  REQUIRE(b.claim(22) == 1);
+  REQUIRE(c.claim(33) == 2);  // none left: ring_count()
+  REQUIRE(mine.claimed() == 2);
+  REQUIRE(mine.control(1).owner.load() == 22);
+}
+
+TEST_CASE("ring: a region that is missing or not a ring region is refused") {
+  ring::Region r;
+  REQUIRE_FALSE(r.open(ring::region_name(getpid(), getuid(), 0x5eed0005)));  // never created
+  // A process that exits cleanly takes its region's name with it; one that is killed leaves it
+  // behind until the next job's sweep (killed = _exit without running the destructor).
+  for (bool clean : {true, false}) {
+    const std::uint64_t token = clean ? 0x5eed0006 : 0x5eed0008;
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      std::string err;
+      bool ok = false;
+      {
+        ring::Region child;
+        ok = child.create(token, 1, kRingBytes, &err);
+        if (!clean) _exit(ok ? 0 : 1);
+      }
+      _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    const std::string name = ring::region_name(static_cast<std::uint64_t>(pid), getuid(), token);
+    if (!clean) {
+      REQUIRE(r.open(name));  // still there: a sender would write into it unread
+      ring::Region again;
+      ring::sweep_stale_regions();
+      REQUIRE_FALSE(again.open(name));
+    } else {
+      REQUIRE_FALSE(r.open(name));
+    }
+  }
+}
+
+TEST_CASE("ring: records written by another process arrive in order") {
+  std::string err;
+  ring::Region mine;
+  REQUIRE(mine.create(0x5eed0007, 1, kRingBytes, &err));
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ring::Region theirs;
+    if (!theirs.open(ring::region_name(getppid(), getuid(), 0x5eed0007))) _exit(2);
+    const std::size_t i = theirs.claim(77);
+    if (i != 0) _exit(3);
+    ring::Writer w;
+    w.attach(&theirs.control(i), theirs.data(i), theirs.ring_bytes());
+    for (std::uint64_t k = 0; k < 100000;) {
+      std::vector<unsigned char> rec = record_for(k, 8 + k % 200);
+      if (w.push(rec.data(), rec.size(), nullptr, 0)) ++k;
+    }
+    _exit(0);
+  }
+  while (mine.claimed() == 0) {
+  }
+  while (mine.control(0).owner.load() == 0) {
+  }
+  ring::Reader r;
+  r.attach(&mine.control(0), mine.data(0), mine.ring_bytes());
+  for (std::uint64_t k = 0; k < 100000;) {
+    std::size_t n = 0;
+    const unsigned char* data = r.peek(&n);
+    if (data == nullptr) continue;
+    std::vector<unsigned char> want = record_for(k, 8 + k % 200);
+    REQUIRE(n == want.size());
+    REQUIRE(std::memcmp(data, want.data(), n) == 0);
+    r.consume();
+    ++k;
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WEXITSTATUS(status) == 0);
+}
