@@ -139,9 +139,7 @@ std::size_t Region::claim(std::uint64_t token) {
 }
 
 void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
-  control_ = control;
-  data_ = data;
-  mask_ = bytes - 1;
+  bind(control, data, bytes);
   tail_ = control->tail.load(std::memory_order_relaxed);
   head_seen_ = control->head.load(std::memory_order_acquire);
 }
@@ -175,9 +173,7 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
 }
 
 void Reader::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
-  control_ = control;
-  data_ = data;
-  mask_ = bytes - 1;
+  bind(control, data, bytes);
   head_ = control->head.load(std::memory_order_relaxed);
   tail_seen_ = head_;
   pending_ = 0;

@@ -85,8 +85,21 @@ class Region {
 constexpr std::uint32_t kWrap = 0xffffffffu;
 constexpr std::size_t kRecordHeader = 8;
 
+// What both ends of a ring hold: its control words and its bytes (a power of two).
+class RingEnd {
+ protected:
+  void bind(RingControl* control, unsigned char* data, std::size_t bytes) {
+    control_ = control;
+    data_ = data;
+    mask_ = bytes - 1;
+  }
+  RingControl* control_ = nullptr;
+  unsigned char* data_ = nullptr;
+  std::uint64_t mask_ = 0;
+};
+
 // The writing end of one ring (a peer's region, the ring we claimed there).
-class Writer {
+class Writer : private RingEnd {
  public:
   void attach(RingControl* control, unsigned char* data, std::size_t bytes);
   bool attached() const { return control_ != nullptr; }
@@ -96,15 +109,12 @@ class Writer {
   bool push(const void* a, std::size_t alen, const void* b, std::size_t blen);
 
  private:
-  RingControl* control_ = nullptr;
-  unsigned char* data_ = nullptr;
-  std::uint64_t mask_ = 0;
   std::uint64_t tail_ = 0;
   std::uint64_t head_seen_ = 0;  // the receiver's head when we last looked
 };
 
 // The reading end of one ring (our region).
-class Reader {
+class Reader : private RingEnd {
  public:
   void attach(RingControl* control, unsigned char* data, std::size_t bytes);
   // The next record, or nullptr; it stays valid until consume().
@@ -123,9 +133,6 @@ class Reader {
 
  private:
   const unsigned char* peek_slow(std::size_t* len);
-  RingControl* control_ = nullptr;
-  unsigned char* data_ = nullptr;
-  std::uint64_t mask_ = 0;
   std::uint64_t head_ = 0;
   std::uint64_t tail_seen_ = 0;
   std::uint64_t pending_ = 0;  // bytes of the record peek() returned
