@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <new>
 #include <vector>
 
 #include "error.h"
@@ -68,7 +69,10 @@ class RequestPool {
       r = free_.back();
       free_.pop_back();
       MPI_Request h = r->handle;
-      *r = Request{};
+      // Rebuilt in place from the member initializers: `*r = Request{}` zeroed a temporary
+      // with `rep stos` and moved it over, ~7% of an 8-byte allreduce.
+      r->~Request();
+      new (r) Request;
       r->handle = h;
     } else {
       records_.emplace_back();
