@@ -140,7 +140,7 @@ std::size_t Region::claim(std::uint64_t token) {
 
 void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
   bind(control, data, bytes);
-  tail_ = control->tail.load(std::memory_order_relaxed);
+  tail_ = 0;  // a ring is claimed once, fresh
   head_seen_ = control->head.load(std::memory_order_acquire);
 }
 
@@ -150,60 +150,52 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
   const std::uint64_t size = mask_ + 1;
   const std::size_t pos = static_cast<std::size_t>(tail_ & mask_);
   const std::size_t to_end = static_cast<std::size_t>(size) - pos;
-  const std::size_t need = record <= to_end ? record : to_end + record;  // wrap: skip the end
+  const bool wrap = record > to_end;  // skip the end, write at the start
+  const std::size_t used = wrap ? to_end + record : record;
+  // Room for the record and the next one's header, which is cleared now.
+  const std::size_t need = used + kRecordHeader;
   if (size - (tail_ - head_seen_) < need) {
     head_seen_ = control_->head.load(std::memory_order_acquire);
     if (size - (tail_ - head_seen_) < need) return false;
   }
-  std::uint64_t tail = tail_;
-  unsigned char* p = data_ + pos;
-  if (record > to_end) {
-    const std::uint32_t wrap = kWrap;
-    std::memcpy(p, &wrap, sizeof wrap);
-    tail += to_end;
-    p = data_;
-  }
-  const std::uint32_t words[2] = {static_cast<std::uint32_t>(body), 0};
-  std::memcpy(p, words, sizeof words);
+  unsigned char* p = wrap ? data_ : data_ + pos;
+  store_header(data_ + ((static_cast<std::size_t>(p - data_) + record) & mask_), 0,
+               __ATOMIC_RELAXED);
   if (alen != 0) std::memcpy(p + kRecordHeader, a, alen);
   if (blen != 0) std::memcpy(p + kRecordHeader + alen, b, blen);
-  tail_ = tail + record;
-  control_->tail.store(tail_, std::memory_order_release);
+  store_header(p, kValid | body, __ATOMIC_RELEASE);
+  // The wrap marker last: a receiver that sees it finds the record at the start published.
+  if (wrap) store_header(data_ + pos, kValid | kWrap, __ATOMIC_RELEASE);
+  tail_ += used;
   return true;
 }
 
 void Reader::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
   bind(control, data, bytes);
   head_ = control->head.load(std::memory_order_relaxed);
-  tail_seen_ = head_;
   pending_ = 0;
+  broken_ = false;
 }
 
-const unsigned char* Reader::peek_slow(std::size_t* len) {
-  for (;;) {
-    const std::size_t pos = static_cast<std::size_t>(head_ & mask_);
-    std::uint32_t words[2];
-    std::memcpy(words, data_ + pos, sizeof words);
-    if (words[0] == kWrap) {
-      head_ += (mask_ + 1) - pos;
-      if (head_ == tail_seen_) {  // only the wrap so far: nothing to read yet
-        control_->head.store(head_, std::memory_order_release);
-        return nullptr;
-      }
-      continue;
-    }
-    const std::size_t record = round_up(kRecordHeader + words[0], 8);
-    if (words[0] > mask_ || record > tail_seen_ - head_) {
-      // Cannot be: a record is published whole. Treat the rest of the ring as garbage rather
-      // than read past it; the sender's later records are lost with it.
-      head_ = tail_seen_;
-      control_->head.store(head_, std::memory_order_release);
-      return nullptr;
-    }
-    pending_ = record;
-    *len = words[0];
-    return data_ + pos + kRecordHeader;
+const unsigned char* Reader::peek_slow(std::uint64_t header, std::size_t* len) {
+  if (broken_) return nullptr;
+  if ((header & ~kValid) == kWrap) {
+    head_ += (mask_ + 1) - (head_ & mask_);
+    control_->head.store(head_, std::memory_order_release);
+    header = load_header(data_ + (head_ & mask_));
+    if (header == 0) return nullptr;  // only the wrap so far
   }
+  const std::uint64_t body = header & ~kValid;
+  const std::size_t record = round_up(kRecordHeader + static_cast<std::size_t>(body & mask_), 8);
+  if ((header & kValid) == 0 || body > mask_ || record > (mask_ + 1) / 4 + kRecordHeader) {
+    // Cannot be: a sender publishes whole records of at most max_record(). Read this ring no
+    // more rather than read past a record; the sender's later messages are lost with it.
+    broken_ = true;
+    return nullptr;
+  }
+  pending_ = record;
+  *len = static_cast<std::size_t>(body);
+  return data_ + (head_ & mask_) + kRecordHeader;
 }
 
 }  // namespace ftmpi::transport::ring

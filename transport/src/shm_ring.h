@@ -15,10 +15,14 @@
 // the sender's address (insert_peers). Rings are never given back: a job can have ring_count
 // different senders per receiver over its life; after that, senders fall back to libfabric shm.
 //
-// Records: [u32 length][u32 0][bytes...] padded to 8; a length of kWrap skips to the ring's start.
-// A sender that dies mid-record never advances `tail`, so a half-written record is never seen;
-// a receiver that dies only stops draining, and its senders' rings fill (they defer sends, and
-// the failure purge reports them).
+// Records: an 8-byte header, then the bytes, padded to 8. The header is 0 until the record is
+// published; then kValid | length, or kValid | kWrap to skip to the ring's start. Before it
+// publishes a record the sender clears the header that follows it, so the receiver polls just
+// the header at its read position: a message costs the receiver the cache lines the record
+// itself is in (an 8 B message: one), not a separate index line first. The header is stored
+// last (release), so a sender that dies mid-record never publishes it; a receiver that dies
+// only stops draining, and its senders' rings fill (they defer sends, and the failure purge
+// reports them).
 #pragma once
 
 #include <atomic>
@@ -36,10 +40,8 @@ void sweep_stale_regions();
 struct alignas(64) RingControl {
   std::atomic<std::uint64_t> owner;  // token of the sender that claimed it; 0 = free
   char pad0[56];
-  std::atomic<std::uint64_t> tail;  // bytes ever written (the sender's)
+  std::atomic<std::uint64_t> head;  // bytes ever consumed (the receiver's): the sender's room
   char pad1[56];
-  std::atomic<std::uint64_t> head;  // bytes ever consumed (the receiver's)
-  char pad2[56];
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "rings need lock-free atomics");
 
@@ -83,7 +85,16 @@ class Region {
 };
 
 constexpr std::uint32_t kWrap = 0xffffffffu;
+constexpr std::uint64_t kValid = std::uint64_t{1} << 63;
 constexpr std::size_t kRecordHeader = 8;
+
+// Record headers live in the shared bytes: 8-aligned, accessed atomically in place.
+inline std::uint64_t load_header(const unsigned char* at) {
+  return __atomic_load_n(reinterpret_cast<const std::uint64_t*>(at), __ATOMIC_ACQUIRE);
+}
+inline void store_header(unsigned char* at, std::uint64_t value, int order) {
+  __atomic_store_n(reinterpret_cast<std::uint64_t*>(at), value, order);
+}
 
 // What both ends of a ring hold: its control words and its bytes (a power of two).
 class RingEnd {
@@ -109,7 +120,7 @@ class Writer : private RingEnd {
   bool push(const void* a, std::size_t alen, const void* b, std::size_t blen);
 
  private:
-  std::uint64_t tail_ = 0;
+  std::uint64_t tail_ = 0;  // bytes ever written
   std::uint64_t head_seen_ = 0;  // the receiver's head when we last looked
 };
 
@@ -119,11 +130,9 @@ class Reader : private RingEnd {
   void attach(RingControl* control, unsigned char* data, std::size_t bytes);
   // The next record, or nullptr; it stays valid until consume().
   const unsigned char* peek(std::size_t* len) {
-    if (head_ == tail_seen_) {
-      tail_seen_ = control_->tail.load(std::memory_order_acquire);
-      if (head_ == tail_seen_) return nullptr;
-    }
-    return peek_slow(len);
+    const std::uint64_t h = load_header(data_ + (head_ & mask_));
+    if (h == 0) return nullptr;
+    return peek_slow(h, len);
   }
   void consume() {
     head_ += pending_;
@@ -132,10 +141,10 @@ class Reader : private RingEnd {
   }
 
  private:
-  const unsigned char* peek_slow(std::size_t* len);
+  const unsigned char* peek_slow(std::uint64_t header, std::size_t* len);
   std::uint64_t head_ = 0;
-  std::uint64_t tail_seen_ = 0;
   std::uint64_t pending_ = 0;  // bytes of the record peek() returned
+  bool broken_ = false;        // a header that cannot be: the ring is read no more
 };
 
 }  // namespace ftmpi::transport::ring

@@ -87,7 +87,20 @@ TEST_CASE("ring: a full ring refuses the next record and takes it once drained")
   REQUIRE(p.r.peek(&n) != nullptr);
   REQUIRE(n == 1000);
   p.r.consume();
+  // The next record wraps: it needs the 512 bytes left at the end, its own 1008 at the start
+  // and the 8 of the header after it, which is still the second record's: not yet.
+  REQUIRE_FALSE(p.w.push(rec.data(), rec.size(), nullptr, 0));
+  REQUIRE(p.r.peek(&n) != nullptr);
+  p.r.consume();
   REQUIRE(p.w.push(rec.data(), rec.size(), nullptr, 0));
+  // Everything still arrives, in order, the wrapped record last.
+  int left = 0;
+  while (p.r.peek(&n) != nullptr) {
+    REQUIRE(n == 1000);
+    p.r.consume();
+    ++left;
+  }
+  REQUIRE(left == accepted - 2 + 1);
 }
 
 TEST_CASE("ring: an empty ring has nothing; zero-length records exist") {
@@ -98,6 +111,30 @@ TEST_CASE("ring: an empty ring has nothing; zero-length records exist") {
   REQUIRE(p.r.peek(&n) != nullptr);
   REQUIRE(n == 0);
   p.r.consume();
+  REQUIRE(p.r.peek(&n) == nullptr);
+}
+
+TEST_CASE("ring: the receiver reads only published records, and stops at a header that cannot be") {
+  Pair p(0x5eed0005);
+  std::size_t n = 0;
+  // A record is published by its header alone: bytes written without one are not a record.
+  unsigned char* at = p.mine.data(0);
+  std::memset(at + ring::kRecordHeader, 0x77, 64);
+  REQUIRE(p.r.peek(&n) == nullptr);
+  // Every push clears the header after its record, so stale bytes there are never read.
+  const std::uint64_t stale = ring::kValid | 5;
+  std::memcpy(at + 16, &stale, sizeof stale);  // where the header after an 8-byte record goes
+  const std::uint64_t k = 42;
+  REQUIRE(p.w.push(&k, sizeof k, nullptr, 0));
+  REQUIRE(p.r.peek(&n) != nullptr);
+  REQUIRE(n == sizeof k);
+  p.r.consume();
+  REQUIRE(p.r.peek(&n) == nullptr);
+  // A header claiming more than a ring may hold: the ring is given up, not read past.
+  const std::uint64_t bad = ring::kValid | (kRingBytes / 2);
+  std::memcpy(at + 16, &bad, sizeof bad);
+  REQUIRE(p.r.peek(&n) == nullptr);
+  REQUIRE(p.w.push(&k, sizeof k, nullptr, 0));
   REQUIRE(p.r.peek(&n) == nullptr);
 }
 
