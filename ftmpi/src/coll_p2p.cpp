@@ -1,5 +1,8 @@
 #include "coll_p2p.h"
 
+#include <cstring>
+#include <numeric>
+
 namespace ftmpi {
 
 CommP2P::~CommP2P() {
@@ -13,11 +16,23 @@ CommP2P::~CommP2P() {
 }
 
 void CommP2P::view_of(const Comm& comm, coll::View* out) {
+  const int n = comm.size();
   out->my_rank = comm.rank;
-  out->comm_size = comm.size();
-  out->members.clear();
-  for (int r = 0; r < comm.size(); ++r) {
-    if (!comm.is_failed(r)) out->members.push_back(r);
+  out->comm_size = n;
+  // Every collective call builds this, so the common case (nobody failed: one memchr) only
+  // rewrites the list when its length changed.
+  std::vector<int>& m = out->members;
+  if (std::memchr(comm.proc_state.data(), FTMPI_PROC_FAILED, static_cast<std::size_t>(n)) ==
+      nullptr) {
+    if (m.size() != static_cast<std::size_t>(n) || (n > 0 && m.back() != n - 1)) {
+      m.resize(static_cast<std::size_t>(n));
+      std::iota(m.begin(), m.end(), 0);
+    }
+    return;
+  }
+  m.clear();
+  for (int r = 0; r < n; ++r) {
+    if (!comm.is_failed(r)) m.push_back(r);
   }
 }
 
