@@ -56,8 +56,9 @@ class OfiEndpoint final : public Endpoint {
   std::vector<std::uint8_t> address() const override { return address_; }
   Status insert_peers(const std::vector<std::vector<std::uint8_t>>& addrs) override;
 
-  Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
-              void* context) override;
+  using Endpoint::send;
+  Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context,
+              bool* done) override;
   Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
               void* context) override;
   Status cancel(void* context) override;

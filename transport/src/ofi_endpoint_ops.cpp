@@ -64,7 +64,8 @@ Status OfiEndpoint::post_failed(ssize_t rc, const char* what) {
 }
 
 Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
-                         void* context) {
+                         void* context, bool* done) {
+  if (done != nullptr) *done = false;
   if (Status s = check_peer(dst, false); s != Status::ok) return s;
   Peer& peer = peers_[dst];
   // Non-overtaking: nothing may pass a deferred send to the same peer.
@@ -74,6 +75,10 @@ Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
     // provider a completion write on the latency-critical path; we report the completion.
     ssize_t rc = post_with_retry(Retry::briefly, [&] { return inject(dst, buf, len, tag); });
     if (rc == 0) {
+      if (done != nullptr) {
+        *done = true;
+        return Status::ok;
+      }
       Completion c;
       c.context = context;
       c.source = dst;

@@ -63,8 +63,14 @@ class Endpoint {
   // buffer may be reused. Retries internally on resource exhaustion, driving progress (bounded
   // by FTMPI_TRANSPORT_RETRY_TIMEOUT; then Status::error). Sends to, and receives/probes
   // directed at, a peer already marked failed return Status::peer_failed at once.
+  Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context) {
+    return send(dst, buf, len, tag, context, nullptr);
+  }
+  // The same; with `done` given, a send finished before returning (a small message, copied
+  // out) sets *done = true and reports no Completion, which spares the caller a trip through
+  // the completion queue on the latency-critical path. Otherwise *done = false.
   virtual Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
-                      void* context) = 0;
+                      void* context, bool* done) = 0;
   virtual Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                       std::uint64_t ignore, void* context) = 0;
   // Asks for a posted receive to be canceled; its Completion then says canceled (or ok, if it
