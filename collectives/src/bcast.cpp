@@ -83,14 +83,16 @@ Status bcast_scatter_ring(const Rooted& t, P2P& p2p, unsigned char* buf, std::si
     if (Status s = reqs.wait(); s != Status::ok) return s;
   }
 
-  // Ring allgather of the chunks: in step i pass on the chunk received in step i-1.
+  // Ring allgather of the chunks: in step i pass on the chunk received in step i-1. The root
+  // has every chunk already, so the member before it sends it nothing (a 1/n of the traffic).
   const int left = t.rank_of_rel((t.rel - 1 + n) % n);
   const int right = t.rank_of_rel((t.rel + 1) % n);
+  const bool to_root = t.rel == n - 1, am_root = t.rel == 0;
   for (int i = 0; i < n - 1; ++i) {
     const int out = (t.rel - i + n) % n;
     const int in = (t.rel - i - 1 + n) % n;
-    Status s = exchange(p2p, right, buf + offset(out), length(out, out + 1), left,
-                        buf + offset(in), length(in, in + 1), tag::bcast);
+    Status s = exchange(p2p, right, buf + offset(out), to_root ? 0 : length(out, out + 1), left,
+                        buf + offset(in), am_root ? 0 : length(in, in + 1), tag::bcast);
     if (s != Status::ok) return s;
   }
   return Status::ok;

@@ -10,11 +10,15 @@
 # are Debian alternatives (usually Open MPI) and must never stand in for ftmpi's.
 #
 # usage: tests/bench/run.sh [--prefix P] [--out DIR] [--reps R] [--target S] [--quick]
-#                           [--np "2 4 8"] [--impl "ftmpi mpich openmpi"] [--no-fi]
+#                           [--rounds K] [--np "2 4 8"] [--impl "ftmpi mpich openmpi"] [--no-fi]
 #   --prefix P   an installed ftmpi, used as it is (also FTMPI_PREFIX). Default: the build
 #                tree (FTMPI_BUILD, default build/) is installed, or refreshed, into
 #                <build>/_install first, so the numbers are for the current code.
-#   --quick      fewer/shorter repetitions, for trying the script
+#   --rounds K   run every implementation K times, taking turns (ftmpi, MPICH, Open MPI, then
+#                again), and take each ratio per round: this machine's speed drifts by 2x over
+#                minutes, so figures taken minutes apart do not compare. Tables show medians
+#                over rounds, ratios are medians of per-round ratios (each round listed). (3)
+#   --quick      fewer/shorter repetitions, one round, for trying the script
 #   --report DIR only re-render the tables from DIR/results.tsv of an earlier run
 # Not a test: ctest never runs it. Environment FTMPI_PROVIDER is forwarded to ftmpi's ranks
 # and picks which fi_pingpong provider the ftmpi ratio is taken against (default shm).
@@ -29,7 +33,7 @@ prefix=${FTMPI_PREFIX:-$build/_install}
 own_prefix=yes
 [ -z "${FTMPI_PREFIX:-}" ] || own_prefix=no
 out=""
-reps=9 target=0.05 fi_reps=5 fi_scale=1
+reps=9 target=0.05 fi_reps=5 fi_scale=1 rounds=3
 nps="2 4 8"
 impls="ftmpi mpich openmpi"
 run_fi=yes
@@ -42,7 +46,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --reps) reps=$2; shift ;;
     --target) target=$2; shift ;;
-    --quick) reps=5 target=0.02 fi_reps=1 fi_scale=4 ;;
+    --quick) reps=5 target=0.02 fi_reps=1 fi_scale=4 rounds=1 ;;
+    --rounds) rounds=$2; shift ;;
     --np) nps=$2; shift ;;
     --impl) impls=$2; shift ;;
     --no-fi) run_fi=no ;;
@@ -55,7 +60,7 @@ done
 
 out=${out:-$(mktemp -d /tmp/ftmpi-bench.XXXXXX)}
 mkdir -p "$out/bin" "$out/logs"
-results=$out/results.tsv   # impl  test  bytes  np  median_us  MBps
+results=$out/results.tsv   # impl  test  bytes  np  median_us  MBps  round
 [ "$report_only" = yes ] || : >"$results"
 log() { echo "[bench] $*" >&2; }
 
@@ -111,19 +116,19 @@ build_impl() { # IMPL -> 0 when at least one program built (a partial library st
   return $built
 }
 
-# run_prog IMPL NP PROG — append its BENCH lines to the results; failure leaves n/a cells.
+# run_prog IMPL NP PROG ROUND — append its BENCH lines to the results; failure leaves n/a cells.
 run_prog() {
-  local impl=$1 np=$2 prog=$3 logf
-  logf=$out/logs/$impl-$prog-np$np.log
+  local impl=$1 np=$2 prog=$3 round=$4 logf
+  logf=$out/logs/$impl-$prog-np$np-r$round.log
   [ -x "$out/bin/$prog.$impl" ] || return 0
-  log "$impl: $prog at $np ranks"
+  log "round $round: $impl: $prog at $np ranks"
   local rc=0
   launch "$impl" "$np" "$out/bin/$prog.$impl" -r "$reps" -t "$target" >"$logf" 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || log "$impl: $prog at $np ranks failed (exit $rc; see $logf)"
   # Keep whatever completed before a failure.
-  awk -v impl="$impl" '$1 == "BENCH" {
+  awk -v impl="$impl" -v round="$round" '$1 == "BENCH" {
       for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-      printf "%s\t%s\t%s\t%s\t%s\t%s\n", impl, f["test"], f["bytes"], f["np"], f["median_us"], f["MBps"]
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl, f["test"], f["bytes"], f["np"], f["median_us"], f["MBps"], round
     }' "$logf" >>"$results"
 }
 
@@ -179,18 +184,29 @@ fi_bench() { # PROVIDER LABEL
     fi
     med=$(printf '%s\n' "${vals[@]}" | sort -g | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
     read -r us mbps <<<"$med"
-    printf '%s\tpingpong\t%s\t2\t%s\t%s\n' "$label" "$size" "$us" "$mbps" >>"$results"
+    printf '%s\tpingpong\t%s\t2\t%s\t%s\t1\n' "$label" "$size" "$us" "$mbps" >>"$results"
   done
 }
 
 # ---------------------------------------------------------------- run everything
 run_all() {
-  local impl np
+  local impl np round ready=""
   for impl in $impls; do
     if [ "$impl" = ftmpi ] && ! ensure_ftmpi; then continue; fi
-    build_impl "$impl" || continue
-    run_prog "$impl" 2 pingpong
-    for np in $nps; do run_prog "$impl" "$np" collbench; done
+    build_impl "$impl" && ready="$ready $impl"
+  done
+  # Implementations take turns at each size, so each round's ratios compare runs made within
+  # a minute or two of each other; every other round in reverse order, so a drift of the
+  # machine's speed does not always favour the same one.
+  local order reversed
+  reversed=$(echo $ready | tr ' ' '\n' | tac | tr '\n' ' ')
+  for round in $(seq "$rounds"); do
+    order=$ready
+    [ $((round % 2)) -eq 0 ] && order=$reversed
+    for impl in $order; do run_prog "$impl" 2 pingpong "$round"; done
+    for np in $nps; do
+      for impl in $order; do run_prog "$impl" "$np" collbench "$round"; done
+    done
   done
   if [ "$run_fi" = yes ] && command -v fi_pingpong >/dev/null; then
     log "fi_pingpong shm"; fi_bench shm fi-shm
@@ -208,7 +224,8 @@ write_header() {
   echo "Versions: libfabric $(fi_info --version 2>/dev/null | sed -n 's/^libfabric: //p')" \
        "| MPICH $( (/usr/bin/mpichversion 2>/dev/null || true) | sed -n 's/^MPICH Version:[[:space:]]*//p')" \
        "| Open MPI $( (/usr/bin/mpirun.openmpi --version 2>/dev/null || true) | sed -n '1s/.* //p')"
-  echo "Command: bash tests/bench/run.sh --reps $reps --target $target (medians of $reps repetitions)"
+  echo "Command: bash tests/bench/run.sh --reps $reps --target $target --rounds $rounds" \
+       "(medians of $reps repetitions per run; $rounds rounds, implementations taking turns)"
   echo "Load average at start: $load"
 }
 
@@ -222,13 +239,53 @@ fi_ref=fi-shm
 case "${FTMPI_PROVIDER:-shm}" in tcp*) fi_ref=fi-tcp ;; esac
 
 # Tables as markdown; latency rows in microseconds (lower is better), bandwidth rows in MB/s
-# (10^6 B/s, higher is better). Ratios are ours/other of the shown figure.
+# (10^6 B/s, higher is better). A figure is the median over rounds; a ratio (ours/other) is the
+# median of the per-round ratios, which the last column lists for ftmpi/best.
 awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
   function human(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
   function fmt(v) { return v == "" ? "n/a" : v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.2f", v) }
-  function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "n/a" : sprintf("%.2f", a / b) }
+  function fmtr(v) { return v == "" ? "n/a" : sprintf("%.2f", v) }
+  # median of the n values in a[1..n] (sorted in place); "" when n == 0
+  function median(a, n,    i, j, t) {
+    if (n == 0) return ""
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  # figure of impl at test/bytes/np: median over rounds (bandwidth when bw)
+  function fig(impl, t, b, np, bw,    r, n, v) {
+    n = 0
+    for (r = 1; r <= maxr; r++) {
+      k = impl SUBSEP t SUBSEP b SUBSEP np SUBSEP r
+      if (k in us) v[++n] = bw ? mbps[k] : us[k]
+    }
+    return median(v, n)
+  }
+  # per-round value of impl, "" when missing; for "best" the faster of MPICH and Open MPI
+  function at(impl, t, b, np, r, bw,    k, x, y) {
+    if (impl == "best") {
+      x = at("mpich", t, b, np, r, bw); y = at("openmpi", t, b, np, r, bw)
+      if (x == "") return y
+      if (y == "") return x
+      return bw ? (x > y ? x : y) : (x < y ? x : y)
+    }
+    k = impl SUBSEP t SUBSEP b SUBSEP np SUBSEP r
+    return (k in us) ? (bw ? mbps[k] : us[k]) : ""
+  }
+  # median over rounds of ftmpi/other; *list gets the per-round ratios
+  function pratio(other, t, b, np, bw,    r, n, a, o, v, txt) {
+    n = 0; txt = ""
+    for (r = 1; r <= maxr; r++) {
+      a = at("ftmpi", t, b, np, r, bw); o = at(other, t, b, np, r, bw)
+      if (a == "" || o == "" || o == 0) continue
+      v[++n] = a / o; txt = txt (txt == "" ? "" : " ") sprintf("%.2f", a / o)
+    }
+    list = txt
+    return median(v, n)
+  }
   {
-    key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
+    r = NF >= 7 ? $7 : 1
+    if (r > maxr) maxr = r
+    key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4 SUBSEP r
     us[key] = $5; mbps[key] = $6
   }
   END {
@@ -242,29 +299,32 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
       s = sizes[i]; bw = s >= 1048576
       row = sprintf("| %s | %s", bw ? "bandwidth MB/s" : "latency µs", human(s))
       for (j = 1; j <= 5; j++) {
-        k = impl[j] SUBSEP "pingpong" SUBSEP s SUBSEP 2
-        v[j] = (k in us) ? (bw ? mbps[k] : us[k]) : ""
+        v[j] = fig(impl[j], "pingpong", s, 2, bw)
         row = row " | " fmt(v[j])
       }
+      # fi_pingpong runs once: against it, the median figure
       vref = fi_ref == "fi-tcp" ? v[3] : v[2]
-      print row " | " ratio(v[1], vref) " | " ratio(v[1], v[4]) " | " ratio(v[1], v[5]) " |"
+      rfi = (v[1] == "" || vref == "" || vref == 0) ? "" : v[1] / vref
+      print row " | " fmtr(rfi) " | " fmtr(pratio("mpich", "pingpong", s, 2, bw)) " | " fmtr(pratio("openmpi", "pingpong", s, 2, bw)) " |"
     }
     print ""
-    print "**Collectives** (µs per operation, slowest rank, lower is better; best = faster of MPICH and Open MPI)"
+    print "**Collectives** (µs per operation, slowest rank, lower is better; best = faster of MPICH and Open MPI in the same round)"
     print ""
-    print "| operation | size | ranks | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best |"
-    print "|---|---|--:|--:|--:|--:|--:|--:|--:|"
+    print "| operation | size | ranks | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best | per round |"
+    print "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"
     nc = split("barrier:0 bcast:8 bcast:1048576 allreduce:8 allreduce:1048576 alltoall:1024", ops, " ")
     m = split(nps, np, " ")
     for (p = 1; p <= m; p++) for (i = 1; i <= nc; i++) {
       split(ops[i], o, ":")
-      a = us["ftmpi" SUBSEP o[1] SUBSEP o[2] SUBSEP np[p]]
-      b = us["mpich" SUBSEP o[1] SUBSEP o[2] SUBSEP np[p]]
-      c = us["openmpi" SUBSEP o[1] SUBSEP o[2] SUBSEP np[p]]
-      best = (b != "" && (c == "" || b + 0 < c + 0)) ? b : c
+      a = fig("ftmpi", o[1], o[2], np[p], 0)
+      b = fig("mpich", o[1], o[2], np[p], 0)
+      c = fig("openmpi", o[1], o[2], np[p], 0)
+      rb = pratio("mpich", o[1], o[2], np[p], 0)
+      rc = pratio("openmpi", o[1], o[2], np[p], 0)
+      rbest = pratio("best", o[1], o[2], np[p], 0)
       size = o[1] == "barrier" ? "-" : (o[1] == "alltoall" ? human(o[2]) "/peer" : human(o[2]))
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], size, np[p], fmt(a), fmt(b), fmt(c),
-        ratio(a, b), ratio(a, c), ratio(a, best)
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], size, np[p], fmt(a), fmt(b), fmt(c),
+        fmtr(rb), fmtr(rc), fmtr(rbest), list
     }
   }' "$results" >"$out/tables.md"
 
