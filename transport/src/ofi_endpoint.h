@@ -103,6 +103,7 @@ class OfiEndpoint final : public Endpoint {
     std::size_t len = 0;
     std::uint64_t addr = 0;
     std::uint64_t pid = 0;
+    bool split_ok = false;  // came through our ring: the sender can take a Split offer
     const unsigned char* data = nullptr;
   };
   enum class Retry { briefly, until_timeout };
@@ -163,6 +164,12 @@ class OfiEndpoint final : public Endpoint {
   // peer that owns it.
   bool ring_attach(std::size_t index);
   void ring_resolve(InboundRing& r);
+  // The copy shared between the two ends of a large message (shm_ring.h, split): the receiver
+  // reads `a`'s payload into dst with the sender's help when it can; 0 or an errno (ESRCH: the
+  // sender is gone).
+  int cma_read_shared(const Arrival& a, void* dst);
+  // The sender's part: a Split offer for its announced send `seq` to `peer`.
+  void help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body);
   // A post that will produce a CQ entry: count it (rc == 0) so that poll() reads the CQ.
   ssize_t counted(ssize_t rc) {
     if (rc == 0) ++fi_outstanding_;
@@ -249,6 +256,7 @@ class OfiEndpoint final : public Endpoint {
   // Rings (shm_ring.h); see ofi_endpoint_ring.cpp.
   std::unique_ptr<ring::Region> inbound_;
   std::uint64_t ring_token_ = 0;
+  std::uint64_t split_generation_ = 0;  // of our last Split offer
   std::vector<InboundRing> in_rings_;
   std::size_t ring_cursor_ = 0;  // where the next poll starts (fairness among senders)
   std::unordered_map<std::uint64_t, std::vector<PeerId>> peers_of_token_;

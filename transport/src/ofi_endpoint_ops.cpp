@@ -143,7 +143,10 @@ ssize_t OfiEndpoint::post_send(OpRecord* op, bool* finished) {
   const bool cma = op->len > inject_size_;
   const std::uint64_t wire_tag = soft::kBulkTag | op->seq;
   if (op->stage == 0) {
-    const soft::Header h{op->tag, soft::kRtsBit | (cma ? soft::kCmaBit : 0) | op->seq};
+    // Through our ring, we can help the receiver copy a large one (help_copy).
+    const bool split_ok = cma && op->len >= soft::kSplitMin && ring_writer(op->peer) != nullptr;
+    const soft::Header h{op->tag, soft::kRtsBit | (cma ? soft::kCmaBit : 0) |
+                                      (split_ok ? soft::kSplitOkBit : 0) | op->seq};
     const soft::Announce a{op->len, reinterpret_cast<std::uintptr_t>(op->buf), my_pid_};
     unsigned char msg[soft::kRtsSize];
     std::memcpy(msg, &h, sizeof h);

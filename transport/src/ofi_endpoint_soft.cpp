@@ -5,7 +5,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <sched.h>
+#include <signal.h>
+
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "ofi_endpoint.h"
@@ -40,7 +45,101 @@ int cma_read(std::uint64_t pid, void* dst, std::uint64_t addr, std::size_t len) 
   return 0;
 }
 
+// Copies len bytes from src to remote address addr of process pid; 0 or an errno.
+int cma_write(std::uint64_t pid, std::uint64_t addr, const void* src, std::size_t len) {
+  std::size_t done = 0;
+  while (done < len) {
+    iovec local{const_cast<char*>(static_cast<const char*>(src)) + done, len - done};
+    iovec remote{reinterpret_cast<void*>(addr + done), len - done};
+    ssize_t n = process_vm_writev(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EFAULT;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
 }  // namespace
+
+int OfiEndpoint::cma_read_shared(const Arrival& a, void* dst) {
+  auto* out = static_cast<unsigned char*>(dst);
+  const bool can_split = a.split_ok && a.len >= soft::kSplitMin && a.pid != my_pid_ &&
+                         inbound_ != nullptr && a.source != kAnyPeer &&
+                         ring_writer(a.source) != nullptr;
+  if (!can_split) return cma_read(a.pid, dst, a.addr, a.len);
+  // A sender that waits for us to read a large message of its own is reading ours meanwhile
+  // (an exchange): it has no core to spare, so offering would only cost a message.
+  for (const OpRecord* op = peers_[a.source].pending.head(); op != nullptr; op = op->next) {
+    if (op->kind == OpKind::send && op->stage == 1) return cma_read(a.pid, dst, a.addr, a.len);
+  }
+  std::atomic<std::uint64_t>& word = inbound_->split();
+  const std::uint64_t gen = ++split_generation_;
+  const std::size_t from = (a.len / 2) & ~std::size_t{63};
+  word.store(ring::split_word(gen, ring::kOffered), std::memory_order_release);
+  const soft::Header h{0, soft::kSplitBit | a.seq};
+  const soft::Split offer{gen, reinterpret_cast<std::uintptr_t>(dst), my_pid_, from, a.len};
+  if (send_small(a.source, &h, sizeof h, &offer, sizeof offer) != 0) {
+    word.store(ring::split_word(gen, ring::kTaken), std::memory_order_relaxed);
+    return cma_read(a.pid, dst, a.addr, a.len);
+  }
+  const int err = cma_read(a.pid, out, a.addr, from);
+  std::uint64_t expected = ring::split_word(gen, ring::kOffered);
+  if (word.compare_exchange_strong(expected, ring::split_word(gen, ring::kTaken),
+                                   std::memory_order_acq_rel)) {
+    return err != 0 ? err : cma_read(a.pid, out + from, a.addr + from, a.len - from);
+  }
+  // The sender took it and is copying now, inside its own poll: wait for the end (it writes
+  // into our buffer, so even after an error of our own). A sender that dies meanwhile is
+  // noticed by its pid; one that stops forever, after the retry timeout.
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spins = 1;; ++spins) {
+    const ring::SplitState st = ring::split_state(word.load(std::memory_order_acquire));
+    if (st == ring::kDone) return err;
+    if (st == ring::kFailed) {  // its write was refused: read that part ourselves
+      return err != 0 ? err : cma_read(a.pid, out + from, a.addr + from, a.len - from);
+    }
+    if (spins % 256 == 0) {
+      sched_yield();
+      if (kill(static_cast<pid_t>(a.pid), 0) != 0 && errno == ESRCH) return ESRCH;
+      if (knobs_.retry_timeout_s > 0 &&
+          std::chrono::steady_clock::now() - start >
+              std::chrono::duration<double>(knobs_.retry_timeout_s)) {
+        return ETIMEDOUT;
+      }
+    }
+  }
+}
+
+void OfiEndpoint::help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body) {
+  if (peer == kAnyPeer) return;
+  Peer& p = peers_[peer];
+  if (p.failed || p.region == nullptr || p.ring_state != Peer::RingState::ring) return;
+  soft::Split offer;
+  std::memcpy(&offer, body, sizeof offer);
+  OpRecord* op = p.pending.head();
+  while (op != nullptr && !(op->kind == OpKind::send && op->stage == 1 && op->seq == seq)) {
+    op = op->next;
+  }
+  // Only for the announced send it names, in the process that owns the region.
+  if (op == nullptr || offer.len != op->len || offer.from > offer.len ||
+      offer.pid != p.ring_pid) {
+    return;
+  }
+  std::atomic<std::uint64_t>& word = p.region->split();
+  std::uint64_t expected = ring::split_word(offer.generation, ring::kOffered);
+  if (!word.compare_exchange_strong(expected, ring::split_word(offer.generation, ring::kClaimed),
+                                    std::memory_order_acq_rel)) {
+    return;  // taken back already (or an old offer)
+  }
+  const int err = cma_write(offer.pid, offer.addr + offer.from,
+                            static_cast<const unsigned char*>(op->buf) + offer.from,
+                            offer.len - offer.from);
+  word.store(ring::split_word(offer.generation, err == 0 ? ring::kDone : ring::kFailed),
+             std::memory_order_release);
+}
 
 bool OfiEndpoint::soft_init(std::string* err) {
   soft_ = true;
@@ -115,11 +214,16 @@ bool OfiEndpoint::soft_message(const unsigned char* p, std::size_t got, PeerId s
     std::memcpy(&status, p + sizeof h, sizeof status);
     return handle_fin(a.source, static_cast<std::uint32_t>(h.info), status, out);
   }
+  if ((h.info & soft::kSplitBit) != 0 && got >= soft::kSplitSize) {
+    help_copy(a.source, static_cast<std::uint32_t>(h.info), p + sizeof h);
+    return false;
+  }
   if ((h.info & soft::kRtsBit) != 0 && got >= soft::kRtsSize) {
     soft::Announce ann;
     std::memcpy(&ann, p + sizeof h, sizeof ann);
     a.announced = true;
     a.cma = (h.info & soft::kCmaBit) != 0;
+    a.split_ok = (h.info & soft::kSplitOkBit) != 0;
     a.seq = static_cast<std::uint32_t>(h.info);
     a.len = static_cast<std::size_t>(ann.len);
     a.addr = ann.addr;
@@ -199,9 +303,7 @@ bool OfiEndpoint::soft_deliver(OpRecord* op, const Arrival& a, Completion* c) {
         free_op(op);
         return true;
       }
-      const int err = knobs_.shm_cma
-                          ? cma_read(a.pid, const_cast<void*>(op->buf), a.addr, a.len)
-                          : EPERM;
+      const int err = knobs_.shm_cma ? cma_read_shared(a, const_cast<void*>(op->buf)) : EPERM;
       if (err == 0) {
         c->len = a.len;
         send_fin(a.source, a.seq, soft::kFinOk);

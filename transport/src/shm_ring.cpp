@@ -16,7 +16,7 @@ namespace ftmpi::transport::ring {
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x31474e52494d5446ull;  // "FTMIRNG1"
+constexpr std::uint64_t kMagic = 0x32474e52494d5446ull;  // "FTMIRNG2"
 constexpr const char* kPrefix = "ftmpi-ring.";
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
@@ -87,6 +87,7 @@ bool Region::create(std::uint64_t token, std::size_t ring_count, std::size_t rin
   header_->ring_count = ring_count;
   header_->ring_bytes = ring_bytes;
   header_->claimed.store(0, std::memory_order_relaxed);
+  header_->split.store(split_word(0, kSplitIdle), std::memory_order_relaxed);
   // Last: a sender that maps the region before this store sees no magic and does not use it.
   header_->magic.store(kMagic, std::memory_order_release);
   return true;

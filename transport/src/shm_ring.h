@@ -50,7 +50,24 @@ struct alignas(64) RegionHeader {
   std::uint64_t ring_count;
   std::uint64_t ring_bytes;
   std::atomic<std::uint64_t> claimed;  // rings [0, claimed) may have an owner
+  // The region owner's one shared copy job (see split_* below), on its own line.
+  alignas(64) std::atomic<std::uint64_t> split;
 };
+
+// A shared copy: a receiver reading a large message with CMA offers the second part of it to
+// the sender, who writes it (process_vm_writev) while the receiver reads the first: two cores
+// copy instead of one. The word in the receiver's region says who does it: the receiver sets
+// kOffered, the sender may take it (kOffered -> kClaimed, then kDone or kFailed), and the
+// receiver, done with its part, takes it back if nobody has (kOffered -> kTaken). Each offer
+// has a new generation, which the sender's compare-and-swap must match, so a late answer to
+// an old offer never writes anything. A receiver has one offer open at a time.
+enum SplitState : std::uint64_t { kSplitIdle, kOffered, kClaimed, kDone, kFailed, kTaken };
+constexpr std::uint64_t split_word(std::uint64_t generation, SplitState state) {
+  return (generation << 8) | state;
+}
+constexpr SplitState split_state(std::uint64_t word) {
+  return static_cast<SplitState>(word & 0xff);
+}
 
 // A mapping of one region: ours (created, read) or a peer's (opened, written into).
 class Region {
@@ -70,6 +87,7 @@ class Region {
   std::size_t ring_bytes() const { return header_->ring_bytes; }
   std::size_t claimed() const { return header_->claimed.load(std::memory_order_acquire); }
   RingControl& control(std::size_t i) const { return controls_[i]; }
+  std::atomic<std::uint64_t>& split() const { return header_->split; }
   unsigned char* data(std::size_t i) const { return data_ + i * header_->ring_bytes; }
   // Claims a free ring for the sender with this token; ring_count() when none is left.
   std::size_t claim(std::uint64_t token);

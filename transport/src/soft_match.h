@@ -45,6 +45,11 @@ constexpr std::uint64_t kBulkTag = std::uint64_t{1} << 63;  // | seq: a large me
 constexpr std::uint64_t kRtsBit = std::uint64_t{1} << 63;  // an announcement follows
 constexpr std::uint64_t kCmaBit = std::uint64_t{1} << 62;  // ... read it with CMA, then FIN
 constexpr std::uint64_t kFinBit = std::uint64_t{1} << 61;  // the receiver is done with it
+// An announcement sent through our ring (the sender has the receiver's region mapped): the
+// receiver may offer it the second part of the copy (shm_ring.h, split) ...
+constexpr std::uint64_t kSplitOkBit = std::uint64_t{1} << 60;
+// ... with this message back (a Split follows the header).
+constexpr std::uint64_t kSplitBit = std::uint64_t{1} << 59;
 
 struct Header {
   std::uint64_t tag;   // the user's tag (0 for a FIN)
@@ -55,10 +60,21 @@ struct Announce {
   std::uint64_t addr;  // CMA: the sender's buffer
   std::uint64_t pid;   // CMA: the sender's process
 };
+struct Split {
+  std::uint64_t generation;  // of the offer in the receiver's region
+  std::uint64_t addr;        // the receiver's buffer
+  std::uint64_t pid;         // the receiver's process
+  std::uint64_t from;        // the sender writes bytes [from, len) of the message
+  std::uint64_t len;
+};
 enum FinStatus : std::uint64_t { kFinOk = 0, kFinNak = 1, kFinError = 2 };
 constexpr std::size_t kHeaderSize = sizeof(Header);
 constexpr std::size_t kRtsSize = sizeof(Header) + sizeof(Announce);
 constexpr std::size_t kFinSize = sizeof(Header) + sizeof(std::uint64_t);
+constexpr std::size_t kSplitSize = sizeof(Header) + sizeof(Split);
+// Messages from this size on are copied by both ends when they can (a smaller one is not
+// worth the extra message: one side copies it in a few microseconds).
+constexpr std::size_t kSplitMin = std::size_t{128} << 10;
 
 constexpr std::size_t kBounceCount = 128;
 // Consumed bounces held back for an idle poll (OfiEndpoint::repost_when_idle); the rest of the
