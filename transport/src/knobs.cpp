@@ -30,6 +30,14 @@ Knobs Knobs::from_environment() {
     unsigned long v = std::strtoul(c, nullptr, 10);
     if (v >= 32 && v <= (1ul << 20) && (v & (v - 1)) == 0) k.shm_ring_kb = v;
   }
+  if (const char* c = std::getenv("FTMPI_SHM_BULK_KB"); c != nullptr && *c != '\0') {
+    unsigned long v = std::strtoul(c, nullptr, 10);
+    if (v <= (1ul << 20)) k.shm_bulk_kb = v;
+  }
+  if (const char* c = std::getenv("FTMPI_SHM_BULK_SLOTS"); c != nullptr && *c != '\0') {
+    unsigned long v = std::strtoul(c, nullptr, 10);
+    if (v <= 1024) k.shm_bulk_slots = v;
+  }
   return k;
 }
 

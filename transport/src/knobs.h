@@ -22,6 +22,12 @@
 //                                  use libfabric shm.
 //   FTMPI_SHM_RING_KB              size of one ring in KiB, a power of two >= 32 (default 64).
 //                                  A full ring makes the sender defer (in order), as before.
+//   FTMPI_SHM_BULK_KB              size of a bulk slot in KiB (default 512): messages above the
+//                                  inject size and up to this go by two memcpys through the
+//                                  sender's slot instead of process_vm_readv (shm_ring.h).
+//                                  0: no slots.
+//   FTMPI_SHM_BULK_SLOTS           bulk slots per endpoint (default 4; reserved in /dev/shm
+//                                  at start, slots x size). 0: no slots.
 // libfabric's own variables (FI_SHM_*, FI_TCP_IFACE, FI_OFI_RXM_*, FI_LOG_LEVEL) apply as usual;
 // we default FI_OFI_RXM_ENABLE_DYN_RBUF=0 and FI_OFI_RXM_SAR_LIMIT=16384 (see provider.cpp).
 #pragma once
@@ -38,6 +44,8 @@ struct Knobs {
   bool shm_ring = true;
   unsigned long shm_rings = 128;
   unsigned long shm_ring_kb = 64;
+  unsigned long shm_bulk_kb = 512;
+  unsigned long shm_bulk_slots = 4;
 
   static Knobs from_environment();
 };

@@ -104,6 +104,8 @@ class OfiEndpoint final : public Endpoint {
     std::uint64_t addr = 0;
     std::uint64_t pid = 0;
     bool split_ok = false;  // came through our ring: the sender can take a Split offer
+    bool bulk = false;      // the payload waits in slot `addr` of the sender's region
+    std::uint64_t token = 0;  // ... which this names (with pid)
     const unsigned char* data = nullptr;
   };
   enum class Retry { briefly, until_timeout };
@@ -170,6 +172,10 @@ class OfiEndpoint final : public Endpoint {
   int cma_read_shared(const Arrival& a, void* dst);
   // The sender's part: a Split offer for its announced send `seq` to `peer`.
   void help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body);
+  // Bulk slots (shm_ring.h): stages op's payload in a free slot of ours (false: none free or
+  // too large); and, receiving, where a bulk message's payload is (nullptr: not reachable).
+  bool bulk_stage(OpRecord* op);
+  const unsigned char* bulk_payload(const Arrival& a);
   // A post that will produce a CQ entry: count it (rc == 0) so that poll() reads the CQ.
   ssize_t counted(ssize_t rc) {
     if (rc == 0) ++fi_outstanding_;
@@ -257,6 +263,9 @@ class OfiEndpoint final : public Endpoint {
   std::unique_ptr<ring::Region> inbound_;
   std::uint64_t ring_token_ = 0;
   std::uint64_t split_generation_ = 0;  // of our last Split offer
+  std::vector<bool> bulk_busy_;          // our bulk slots in use (staged, FIN not yet in)
+  // Senders' regions mapped to copy bulk payloads out, by token.
+  std::unordered_map<std::uint64_t, std::unique_ptr<ring::Region>> bulk_sources_;
   std::vector<InboundRing> in_rings_;
   std::size_t ring_cursor_ = 0;  // where the next poll starts (fairness among senders)
   std::unordered_map<std::uint64_t, std::vector<PeerId>> peers_of_token_;

@@ -43,6 +43,10 @@ void OfiEndpoint::release_op(OpRecord* op) {
 void OfiEndpoint::free_op(OpRecord* op) {
   delete[] op->scratch;
   op->scratch = nullptr;
+  if (op->bulk_slot >= 0) {  // its receiver is done with the slot (FIN), or gone
+    bulk_busy_[static_cast<std::size_t>(op->bulk_slot)] = false;
+    op->bulk_slot = -1;
+  }
   pool_.put(op);
 }
 
@@ -143,11 +147,18 @@ ssize_t OfiEndpoint::post_send(OpRecord* op, bool* finished) {
   const bool cma = op->len > inject_size_;
   const std::uint64_t wire_tag = soft::kBulkTag | op->seq;
   if (op->stage == 0) {
-    // Through our ring, we can help the receiver copy a large one (help_copy).
-    const bool split_ok = cma && op->len >= soft::kSplitMin && ring_writer(op->peer) != nullptr;
-    const soft::Header h{op->tag, soft::kRtsBit | (cma ? soft::kCmaBit : 0) |
-                                      (split_ok ? soft::kSplitOkBit : 0) | op->seq};
-    const soft::Announce a{op->len, reinterpret_cast<std::uintptr_t>(op->buf), my_pid_};
+    // Up to a bulk slot's size, staged in one of ours (kept across a deferral); else read by
+    // the receiver with CMA, and through our ring we can help it copy (help_copy).
+    const bool bulk = cma && (op->bulk_slot >= 0 || bulk_stage(op));
+    const bool split_ok =
+        cma && !bulk && op->len >= soft::kSplitMin && ring_writer(op->peer) != nullptr;
+    const std::uint64_t how = bulk ? soft::kBulkBit : cma ? soft::kCmaBit : 0;
+    const soft::Header h{op->tag,
+                         soft::kRtsBit | how | (split_ok ? soft::kSplitOkBit : 0) | op->seq};
+    const soft::Announce a{op->len,
+                           bulk ? static_cast<std::uint64_t>(op->bulk_slot)
+                                : reinterpret_cast<std::uintptr_t>(op->buf),
+                           my_pid_, ring_token_};
     unsigned char msg[soft::kRtsSize];
     std::memcpy(msg, &h, sizeof h);
     std::memcpy(msg + sizeof h, &a, sizeof a);

@@ -37,7 +37,8 @@ bool OfiEndpoint::ring_init(std::string* err) {
   ring::sweep_stale_regions();
   ring_token_ = random_token();
   auto region = std::make_unique<ring::Region>();
-  if (!region->create(ring_token_, knobs_.shm_rings, knobs_.shm_ring_kb * 1024, err)) {
+  if (!region->create(ring_token_, knobs_.shm_rings, knobs_.shm_ring_kb * 1024, err,
+                      knobs_.shm_bulk_slots, knobs_.shm_bulk_kb * 1024)) {
     if (err != nullptr) *err = provider_ + ": " + *err;
     return false;
   }

@@ -113,6 +113,35 @@ int OfiEndpoint::cma_read_shared(const Arrival& a, void* dst) {
   }
 }
 
+bool OfiEndpoint::bulk_stage(OpRecord* op) {
+  if (inbound_ == nullptr || op->len > inbound_->bulk_bytes()) return false;
+  bulk_busy_.resize(inbound_->bulk_count());
+  for (std::size_t i = 0; i < bulk_busy_.size(); ++i) {
+    if (bulk_busy_[i]) continue;
+    bulk_busy_[i] = true;
+    op->bulk_slot = static_cast<std::int32_t>(i);
+    std::memcpy(inbound_->bulk_data(i), op->buf, op->len);
+    return true;
+  }
+  return false;
+}
+
+const unsigned char* OfiEndpoint::bulk_payload(const Arrival& a) {
+  const ring::Region* r = nullptr;
+  if (a.token == ring_token_ && a.pid == my_pid_) {
+    r = inbound_.get();
+  } else if (auto it = bulk_sources_.find(a.token); it != bulk_sources_.end()) {
+    r = it->second.get();
+  } else {
+    auto region = std::make_unique<ring::Region>();
+    if (!region->open(ring::region_name(a.pid, getuid(), a.token))) return nullptr;
+    r = region.get();
+    bulk_sources_.emplace(a.token, std::move(region));
+  }
+  if (r == nullptr || a.addr >= r->bulk_count() || a.len > r->bulk_bytes()) return nullptr;
+  return r->bulk_data(static_cast<std::size_t>(a.addr));
+}
+
 void OfiEndpoint::help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body) {
   if (peer == kAnyPeer) return;
   Peer& p = peers_[peer];
@@ -224,6 +253,8 @@ bool OfiEndpoint::soft_message(const unsigned char* p, std::size_t got, PeerId s
     a.announced = true;
     a.cma = (h.info & soft::kCmaBit) != 0;
     a.split_ok = (h.info & soft::kSplitOkBit) != 0;
+    a.bulk = (h.info & soft::kBulkBit) != 0;
+    a.token = ann.token;
     a.seq = static_cast<std::uint32_t>(h.info);
     a.len = static_cast<std::size_t>(ann.len);
     a.addr = ann.addr;
@@ -251,6 +282,8 @@ bool OfiEndpoint::soft_message(const unsigned char* p, std::size_t got, PeerId s
   u.tag = a.tag;
   u.announced = a.announced;
   u.cma = a.cma;
+  u.bulk = a.bulk;
+  u.token = a.token;
   u.seq = a.seq;
   u.len = a.len;
   u.addr = a.addr;
@@ -296,14 +329,22 @@ bool OfiEndpoint::soft_deliver(OpRecord* op, const Arrival& a, Completion* c) {
     op->tag = a.tag;
     op->seq = a.seq;
     op->msg_len = a.len;
-    if (a.cma) {
+    if (a.cma || a.bulk) {
       if (a.len > op->len) {  // truncated: nothing to read, but the sender may finish
         c->status = Status::truncated;
         send_fin(a.source, a.seq, soft::kFinOk);
         free_op(op);
         return true;
       }
-      const int err = knobs_.shm_cma ? cma_read_shared(a, const_cast<void*>(op->buf)) : EPERM;
+      int err = EPERM;  // a bulk slot we cannot reach: the payload comes through shm instead
+      if (a.bulk) {
+        if (const unsigned char* src = bulk_payload(a); src != nullptr) {
+          if (a.len != 0) std::memcpy(const_cast<void*>(op->buf), src, a.len);
+          err = 0;
+        }
+      } else if (knobs_.shm_cma) {
+        err = cma_read_shared(a, const_cast<void*>(op->buf));
+      }
       if (err == 0) {
         c->len = a.len;
         send_fin(a.source, a.seq, soft::kFinOk);
@@ -456,6 +497,8 @@ Status OfiEndpoint::soft_recv(PeerId src, void* buf, std::size_t len, std::uint6
     a.tag = it->tag;
     a.announced = it->announced;
     a.cma = it->cma;
+    a.bulk = it->bulk;
+    a.token = it->token;
     a.seq = it->seq;
     a.len = it->len;
     a.addr = it->addr;

@@ -38,6 +38,7 @@ struct OpRecord {
   std::uint64_t ignore;     // receive: ignore mask
   std::size_t msg_len;      // receive matched to a large message: its full length
   unsigned char* scratch;   // ... landing buffer when the user's is too short (truncation)
+  std::int32_t bulk_slot = -1;  // large send staged in our bulk slot: freed with the record
 
   static OpRecord* from_context(void* op_context) { return static_cast<OpRecord*>(op_context); }
 };

@@ -16,7 +16,7 @@ namespace ftmpi::transport::ring {
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x32474e52494d5446ull;  // "FTMIRNG2"
+constexpr std::uint64_t kMagic = 0x33474e52494d5446ull;  // "FTMIRNG3"
 constexpr const char* kPrefix = "ftmpi-ring.";
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
@@ -47,8 +47,16 @@ void sweep_stale_regions() {
   closedir(d);
 }
 
+// Layout: header, ring controls, then (page-aligned) the rings' bytes and the bulk slots.
 std::size_t Region::data_offset(std::size_t ring_count) {
   return round_up(sizeof(RegionHeader) + ring_count * sizeof(RingControl), 4096);
+}
+
+void Region::locate() {
+  auto* base = static_cast<unsigned char*>(base_);
+  controls_ = reinterpret_cast<RingControl*>(base + sizeof(RegionHeader));
+  data_ = base + data_offset(header_->ring_count);
+  bulk_data_ = data_ + header_->ring_count * header_->ring_bytes;
 }
 
 Region::~Region() {
@@ -57,20 +65,28 @@ Region::~Region() {
 }
 
 bool Region::create(std::uint64_t token, std::size_t ring_count, std::size_t ring_bytes,
-                    std::string* err) {
+                    std::string* err, std::size_t bulk_count, std::size_t bulk_bytes) {
   const std::string name = region_name(static_cast<std::uint64_t>(getpid()), getuid(), token);
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
     if (err != nullptr) *err = "shm_open(" + name + "): " + std::strerror(errno);
     return false;
   }
-  size_ = data_offset(ring_count) + ring_count * ring_bytes;
+  if (bulk_count == 0 || bulk_bytes == 0) bulk_count = bulk_bytes = 0;
+  bulk_bytes = round_up(bulk_bytes, 4096);
+  const std::size_t rings_end = data_offset(ring_count) + ring_count * ring_bytes;
+  size_ = rings_end + bulk_count * bulk_bytes;
   // tmpfs allocates pages only when touched: rings nobody claims cost nothing.
   if (ftruncate(fd, static_cast<off_t>(size_)) != 0) {
     if (err != nullptr) *err = "ftruncate(" + name + "): " + std::strerror(errno);
     close(fd);
     shm_unlink(name.c_str());
     return false;
+  }
+  // The bulk slots are written in full; reserve their pages now or have none.
+  if (bulk_count != 0 &&
+      posix_fallocate(fd, static_cast<off_t>(rings_end), static_cast<off_t>(size_ - rings_end)) != 0) {
+    bulk_count = bulk_bytes = 0;
   }
   void* base = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
@@ -82,10 +98,11 @@ bool Region::create(std::uint64_t token, std::size_t ring_count, std::size_t rin
   base_ = base;
   unlink_name_ = name;
   header_ = static_cast<RegionHeader*>(base_);
-  controls_ = reinterpret_cast<RingControl*>(static_cast<char*>(base_) + sizeof(RegionHeader));
-  data_ = static_cast<unsigned char*>(base_) + data_offset(ring_count);
   header_->ring_count = ring_count;
   header_->ring_bytes = ring_bytes;
+  header_->bulk_count = bulk_count;
+  header_->bulk_bytes = bulk_bytes;
+  locate();
   header_->claimed.store(0, std::memory_order_relaxed);
   header_->split.store(split_word(0, kSplitIdle), std::memory_order_relaxed);
   // Last: a sender that maps the region before this store sees no magic and does not use it.
@@ -109,7 +126,11 @@ bool Region::open(const std::string& name) {
   const std::uint64_t magic = h->magic.load(std::memory_order_acquire);
   const bool sane = magic == kMagic && h->ring_count != 0 && h->ring_bytes >= 4096 &&
                     (h->ring_bytes & (h->ring_bytes - 1)) == 0 &&
-                    data_offset(h->ring_count) + h->ring_count * h->ring_bytes <= size;
+                    h->ring_count < (1u << 20) && h->bulk_count < (1u << 20) &&
+                    h->bulk_bytes < (std::uint64_t{1} << 32) &&
+                    data_offset(h->ring_count) + h->ring_count * h->ring_bytes +
+                            h->bulk_count * h->bulk_bytes <=
+                        size;
   if (!sane) {
     munmap(base, size);
     return false;
@@ -117,8 +138,7 @@ bool Region::open(const std::string& name) {
   base_ = base;
   size_ = size;
   header_ = h;
-  controls_ = reinterpret_cast<RingControl*>(static_cast<char*>(base_) + sizeof(RegionHeader));
-  data_ = static_cast<unsigned char*>(base_) + data_offset(h->ring_count);
+  locate();
   return true;
 }
 

@@ -50,15 +50,19 @@ constexpr std::uint64_t kFinBit = std::uint64_t{1} << 61;  // the receiver is do
 constexpr std::uint64_t kSplitOkBit = std::uint64_t{1} << 60;
 // ... with this message back (a Split follows the header).
 constexpr std::uint64_t kSplitBit = std::uint64_t{1} << 59;
+// An announcement whose payload waits in a bulk slot of the sender's region (shm_ring.h):
+// Announce::addr is the slot; the receiver copies it out, then FINs.
+constexpr std::uint64_t kBulkBit = std::uint64_t{1} << 58;
 
 struct Header {
   std::uint64_t tag;   // the user's tag (0 for a FIN)
   std::uint64_t info;  // 0: payload follows; else the bits above
 };
 struct Announce {
-  std::uint64_t len;   // the message's length
-  std::uint64_t addr;  // CMA: the sender's buffer
-  std::uint64_t pid;   // CMA: the sender's process
+  std::uint64_t len;    // the message's length
+  std::uint64_t addr;   // CMA: the sender's buffer; bulk: the slot
+  std::uint64_t pid;    // CMA, bulk: the sender's process
+  std::uint64_t token;  // bulk: the sender's region token (names the region with pid, uid)
 };
 struct Split {
   std::uint64_t generation;  // of the offer in the receiver's region
@@ -91,6 +95,8 @@ struct Unexpected {
   std::uint64_t tag = 0;
   bool announced = false;  // large: only announced (see above)
   bool cma = false;        // ... to be read with CMA from pid/addr
+  bool bulk = false;       // ... or copied out of bulk slot addr of region token/pid
+  std::uint64_t token = 0;
   std::uint32_t seq = 0;
   std::size_t len = 0;
   std::uint64_t addr = 0;
