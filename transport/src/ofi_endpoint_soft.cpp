@@ -24,17 +24,17 @@ bool receive_matches(const OpRecord* op, PeerId source, std::uint64_t tag) {
          soft::tag_matches(tag, op->tag, op->ignore);
 }
 
-// Copies len bytes at remote address addr of process pid into dst; 0 or an errno.
-int cma_read(std::uint64_t pid, void* dst, std::uint64_t addr, std::size_t len) {
-  if (pid == static_cast<std::uint64_t>(getpid())) {
-    if (len != 0) std::memcpy(dst, reinterpret_cast<const void*>(addr), len);
-    return 0;
-  }
+// Copies len bytes between our `local` and address `addr` of process pid, in the direction
+// given (process_vm_readv or process_vm_writev); 0 or an errno.
+enum class Cma { read, write };
+int cma_copy(Cma how, std::uint64_t pid, void* local, std::uint64_t addr, std::size_t len) {
   std::size_t done = 0;
   while (done < len) {
-    iovec local{static_cast<char*>(dst) + done, len - done};
-    iovec remote{reinterpret_cast<void*>(addr + done), len - done};
-    ssize_t n = process_vm_readv(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
+    iovec mine{static_cast<char*>(local) + done, len - done};
+    iovec theirs{reinterpret_cast<void*>(addr + done), len - done};
+    const auto p = static_cast<pid_t>(pid);
+    ssize_t n = how == Cma::read ? process_vm_readv(p, &mine, 1, &theirs, 1, 0)
+                                 : process_vm_writev(p, &mine, 1, &theirs, 1, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno;
@@ -45,21 +45,13 @@ int cma_read(std::uint64_t pid, void* dst, std::uint64_t addr, std::size_t len) 
   return 0;
 }
 
-// Copies len bytes from src to remote address addr of process pid; 0 or an errno.
-int cma_write(std::uint64_t pid, std::uint64_t addr, const void* src, std::size_t len) {
-  std::size_t done = 0;
-  while (done < len) {
-    iovec local{const_cast<char*>(static_cast<const char*>(src)) + done, len - done};
-    iovec remote{reinterpret_cast<void*>(addr + done), len - done};
-    ssize_t n = process_vm_writev(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EFAULT;
-    done += static_cast<std::size_t>(n);
+// Copies len bytes at remote address addr of process pid into dst; 0 or an errno.
+int cma_read(std::uint64_t pid, void* dst, std::uint64_t addr, std::size_t len) {
+  if (pid == static_cast<std::uint64_t>(getpid())) {
+    if (len != 0) std::memcpy(dst, reinterpret_cast<const void*>(addr), len);
+    return 0;
   }
-  return 0;
+  return cma_copy(Cma::read, pid, dst, addr, len);
 }
 
 }  // namespace
@@ -163,9 +155,11 @@ void OfiEndpoint::help_copy(PeerId peer, std::uint32_t seq, const unsigned char*
                                     std::memory_order_acq_rel)) {
     return;  // taken back already (or an old offer)
   }
-  const int err = cma_write(offer.pid, offer.addr + offer.from,
-                            static_cast<const unsigned char*>(op->buf) + offer.from,
-                            offer.len - offer.from);
+  // process_vm_writev only reads from our buffer, whatever its iovec's constness says.
+  const int err = cma_copy(Cma::write, offer.pid,
+                           const_cast<unsigned char*>(static_cast<const unsigned char*>(op->buf)) +
+                               offer.from,
+                           offer.addr + offer.from, offer.len - offer.from);
   word.store(ring::split_word(offer.generation, err == 0 ? ring::kDone : ring::kFailed),
              std::memory_order_release);
 }
