@@ -72,13 +72,11 @@ Status OfiEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   // The latency-critical case first: a small message into this peer's open ring with nothing
   // queued before it is one push, finished when it returns.
   if (done != nullptr && dst < peers_.size() && len <= inline_max_) {
-    Peer& p = peers_[dst];
-    if (!p.failed && p.ring_state == Peer::RingState::ring && p.deferred.empty()) {
-      const soft::Header h{tag, 0};
-      if (p.writer.push(&h, sizeof h, buf, len)) {
-        *done = true;
-        return Status::ok;
-      }
+    const Peer& p = peers_[dst];
+    if (!p.failed && p.ring_state == Peer::RingState::ring && p.deferred.empty() &&
+        inject(dst, buf, len, tag) == 0) {
+      *done = true;
+      return Status::ok;
     }
   }
   if (done != nullptr) *done = false;
