@@ -224,6 +224,8 @@ int MPI_Finalize(void);
 int MPI_Initialized(int *flag);
 int MPI_Finalized(int *flag);
 int MPI_Abort(MPI_Comm comm, int errorcode);
+/* Profiling control (MPI-1.3 14.2.4): ftmpi has no profiling levels; accepted and ignored. */
+int MPI_Pcontrol(const int level, ...);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
 int MPI_Get_processor_name(char *name, int *resultlen);

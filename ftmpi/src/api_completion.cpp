@@ -272,7 +272,7 @@ int MPI_Request_free(MPI_Request* request) {
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
   if (r->kind == Request::Kind::persistent) {
     if (Request* op = operation_of(r)) lib().engine.abandon(op);
-    lib().engine.requests().release(r);
+    release_persistent(r);
     *request = MPI_REQUEST_NULL;
   } else if (r->complete) {
     (void)retire(r, MPI_STATUS_IGNORE, request);

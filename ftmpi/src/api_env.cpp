@@ -25,12 +25,10 @@ int do_init() {
   if (l.initialized) return raise_world(fail(Err::other, "MPI_Init called twice"));
   std::string err;
   if (!l.runtime.init(&err) && l.runtime.connected()) {
-    std::fprintf(stderr, "ftmpi: MPI_Init: %s\n", err.c_str());
-    l.runtime.abort(MPI_ERR_OTHER, "ftmpi: MPI_Init failed: " + err);
+    l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
   if (l.engine.init(&l.runtime, &err) != Err::ok) {
-    std::fprintf(stderr, "ftmpi: MPI_Init: %s\n", err.c_str());
-    l.runtime.abort(MPI_ERR_OTHER, "ftmpi: MPI_Init failed: " + err);
+    l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
   std::vector<std::uint32_t> world;
   if (!l.runtime.is_replacement()) {
@@ -45,7 +43,7 @@ int do_init() {
   });
   l.engine.set_suspect_listener([&l](std::uint32_t proc) { l.ft.on_process_suspected(proc); });
   if (l.consensus.start() != Err::ok) {
-    l.runtime.abort(MPI_ERR_INTERN, "ftmpi: MPI_Init failed: cannot post agreement receive");
+    l.runtime.abort(MPI_ERR_INTERN, "MPI_Init failed: cannot post agreement receive");
   }
   if (l.runtime.is_replacement()) {
     // REBUILD: this process replaces a failed rank; MPI_COMM_WORLD comes back repaired.
@@ -53,7 +51,7 @@ int do_init() {
       char text[MPI_MAX_ERROR_STRING];
       int len = 0;
       error_text(to_code(e), text, &len);
-      l.runtime.abort(MPI_ERR_OTHER, std::string("ftmpi: MPI_Init of a replacement failed: ") + text);
+      l.runtime.abort(MPI_ERR_OTHER, std::string("MPI_Init of a replacement failed: ") + text);
     }
     l.init_state = FTMPI_INIT_RESTARTED;
   }
@@ -86,6 +84,11 @@ int MPI_Query_thread(int* provided) {
 int MPI_Finalize(void) {
   Library& l = lib();
   if (Err e = check_initialized("MPI_Finalize"); e != Err::ok) return to_code(e);
+  // MPI-2.2 8.7.1: first of all, as if MPI_COMM_SELF were freed, its attributes' delete
+  // callbacks run (libraries hook their clean-up there and may still make MPI calls).
+  Comm* self = nullptr;
+  (void)l.comms.lookup(MPI_COMM_SELF, &self);
+  if (Err e = l.attrs.delete_all(self); e != Err::ok) return raise(self, e);
   l.engine.drain_sends();
   l.engine.shutdown();
   monitor().finalize();
@@ -108,12 +111,18 @@ int MPI_Finalized(int* flag) {
 
 int MPI_Abort(MPI_Comm comm, int errorcode) {
   Library& l = lib();
-  std::string msg = "ftmpi: rank " + std::to_string(l.runtime.rank()) +
-                    " called MPI_Abort on communicator " + std::to_string(comm) +
-                    " with error code " + std::to_string(errorcode);
+  // Runtime::abort (or mpirun) adds the rank and the code: each is named once.
+  Comm* c = nullptr;
+  std::string on = l.initialized && l.comms.lookup(comm, &c) == Err::ok
+                       ? c->name
+                       : "communicator handle " + std::to_string(comm);
   std::fflush(stdout);
-  l.runtime.abort(errorcode, msg);
+  l.runtime.abort(errorcode, "MPI_Abort called on " + on);
 }
+
+// The profiling layer this would steer is the user's (PMPI); the library itself has nothing
+// to switch, so every level is accepted.
+int MPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
 
 double MPI_Wtime(void) {
   static const double base = now_seconds();

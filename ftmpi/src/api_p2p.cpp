@@ -20,12 +20,11 @@ struct Checked {
   std::size_t bytes = 0;  // packed size: what travels
 };
 
-Err check_buffer(const void* buf, int count, MPI_Datatype type, Checked* c) {
+// The buffer against a type already found (c->type): a fresh lookup, or the record a
+// persistent request holds.
+Err check_buffer_of(const void* buf, int count, Checked* c) {
   if (count < 0) return fail(Err::count, "count %d is negative", count);
-  const Datatype* t = nullptr;
-  if (Err e = lib().types.lookup(type, &t); e != Err::ok) return e;
-  c->type = t;
-  c->handle = type;
+  const Datatype* t = c->type;
   c->bytes = packed_size(*t, static_cast<std::size_t>(count));
   // One compare on the fast path catches both NULL (0) and MPI_IN_PLACE (-1).
   if (__builtin_expect(reinterpret_cast<std::uintptr_t>(buf) + 1 <= 1, 0)) {
@@ -40,11 +39,15 @@ Err check_buffer(const void* buf, int count, MPI_Datatype type, Checked* c) {
   return Err::ok;
 }
 
-Err check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-               Checked* c) {
-  if (Err e = check_initialized("send"); e != Err::ok) return e;
-  if (Err e = lib().comms.lookup(comm, &c->comm); e != Err::ok) return e;
-  if (Err e = check_buffer(buf, count, type, c); e != Err::ok) return e;
+Err check_buffer(const void* buf, int count, MPI_Datatype type, Checked* c) {
+  if (count < 0) return fail(Err::count, "count %d is negative", count);
+  if (Err e = lib().types.lookup(type, &c->type); e != Err::ok) return e;
+  c->handle = type;
+  return check_buffer_of(buf, count, c);
+}
+
+// Destination and tag on c->comm, whose failure state may refuse the send.
+Err check_send_peer(int dest, int tag, Checked* c) {
   if (tag < 0 || tag > match::kMaxTag) {
     return fail(Err::tag, "tag %d outside 0..MPI_TAG_UB (%d)", tag, match::kMaxTag);
   }
@@ -59,11 +62,15 @@ Err check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   return Err::ok;
 }
 
-Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+Err check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                Checked* c) {
-  if (Err e = check_initialized("receive"); e != Err::ok) return e;
+  if (Err e = check_initialized("send"); e != Err::ok) return e;
   if (Err e = lib().comms.lookup(comm, &c->comm); e != Err::ok) return e;
   if (Err e = check_buffer(buf, count, type, c); e != Err::ok) return e;
+  return check_send_peer(dest, tag, c);
+}
+
+Err check_recv_peer(int source, int tag, Checked* c) {
   if (tag != MPI_ANY_TAG && (tag < 0 || tag > match::kMaxTag)) {
     return fail(Err::tag, "tag %d is neither MPI_ANY_TAG nor in 0..MPI_TAG_UB (%d)", tag,
                 match::kMaxTag);
@@ -78,6 +85,14 @@ Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
     return lib().ft.check(c->comm, source);
   }
   return Err::ok;
+}
+
+Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+               Checked* c) {
+  if (Err e = check_initialized("receive"); e != Err::ok) return e;
+  if (Err e = lib().comms.lookup(comm, &c->comm); e != Err::ok) return e;
+  if (Err e = check_buffer(buf, count, type, c); e != Err::ok) return e;
+  return check_recv_peer(source, tag, c);
 }
 
 void set_count(MPI_Status* st, std::size_t bytes, bool cancelled) {
@@ -123,9 +138,8 @@ Err post_recv(void* buf, int count, const Checked& c, int source, int tag, Reque
   if (Err e = eng.irecv(nullptr, c.bytes, source, tag, c.comm, c.comm->context, r); e != Err::ok) {
     return e;
   }
-  const Datatype* held = nullptr;
-  if (Err e = lib().types.acquire(c.handle, &held); e != Err::ok) return e;
-  (*r)->unpack_type = held;
+  lib().types.hold(c.type);
+  (*r)->unpack_type = c.type;
   (*r)->unpack_to = buf;
   (*r)->unpack_count = static_cast<std::size_t>(count);
   return Err::ok;
@@ -367,9 +381,8 @@ BufferedSends& bsends() {
   return b;
 }
 
-Err post_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-               Checked* c) {
-  if (Err e = check_send(buf, count, type, dest, tag, comm, c); e != Err::ok) return e;
+// A checked buffered send (MPI_Bsend, MPI_Ibsend, MPI_Start of an MPI_Bsend_init request).
+Err post_bsend_checked(const void* buf, int count, const Checked* c, int dest, int tag) {
   if (dest == MPI_PROC_NULL) return Err::ok;
   BufferedSends& b = bsends();
   b.sweep();
@@ -388,6 +401,12 @@ Err post_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   b.used += need;
   b.pending.emplace_back(r, need);
   return Err::ok;
+}
+
+Err post_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               Checked* c) {
+  if (Err e = check_send(buf, count, type, dest, tag, comm, c); e != Err::ok) return e;
+  return post_bsend_checked(buf, count, c, dest, tag);
 }
 }  // namespace
 
@@ -450,11 +469,49 @@ int make_persistent(int op, const void* buf, int count, MPI_Datatype type, int p
   if (e != Err::ok) return raise(c.comm, e);
   Request* r = lib().engine.requests().allocate(Request::Kind::persistent);
   r->comm = c.comm;
-  r->persistent = {op, const_cast<void*>(buf), count, type, peer, tag, comm, MPI_REQUEST_NULL};
+  r->persistent = {op, const_cast<void*>(buf), count, c.type, peer, tag, MPI_REQUEST_NULL};
+  // MPI lets the user free the type and the communicator before MPI_Start; the request keeps
+  // both alive until MPI_Request_free (release_persistent).
+  lib().types.hold(c.type);
+  lib().construct.hold(c.comm);
   *request = r->handle;
   return MPI_SUCCESS;
 }
+
+// Begins the operation of a persistent request, from the records it holds (their handles may
+// be gone), with the same checks and paths as the nonblocking calls.
+Err start_persistent(Request* r, MPI_Request* inner) {
+  const Request::Persistent& p = r->persistent;
+  Checked c;
+  c.comm = r->comm;
+  c.type = p.type;
+  c.handle = p.type->handle;
+  if (Err e = check_buffer_of(p.buf, p.count, &c); e != Err::ok) return e;
+  Err e = p.op == 4 ? check_recv_peer(p.peer, p.tag, &c) : check_send_peer(p.peer, p.tag, &c);
+  if (e != Err::ok) return e;
+  if (p.peer == MPI_PROC_NULL || p.op == 2) {
+    if (p.op == 2) {
+      if (e = post_bsend_checked(p.buf, p.count, &c, p.peer, p.tag); e != Err::ok) return e;
+    }
+    *inner = proc_null_request(c.comm);  // buffered: complete once copied, like MPI_Ibsend
+    if (p.op == 2) lib().engine.requests().find(*inner)->source = MPI_ANY_SOURCE;
+    return Err::ok;
+  }
+  Request* q = nullptr;
+  e = p.op == 4 ? post_recv(p.buf, p.count, c, p.peer, p.tag, &q)
+                : post_send(p.buf, p.count, c, p.peer, p.tag, &q, /*sync=*/p.op == 1);
+  if (e == Err::ok) *inner = q->handle;
+  return e;
+}
 }  // namespace
+
+namespace ftmpi {
+void release_persistent(Request* r) {
+  lib().types.release(r->persistent.type);
+  lib().construct.drop(r->comm);
+  lib().engine.requests().release(r);
+}
+}  // namespace ftmpi
 
 extern "C" {
 
@@ -489,18 +546,10 @@ int MPI_Start(MPI_Request* request) {
   if (r->persistent.active != MPI_REQUEST_NULL) {
     return raise(r->comm, fail(Err::request, "persistent request %d is already active", *request));
   }
-  Request::Persistent& p = r->persistent;
   MPI_Request inner = MPI_REQUEST_NULL;
-  int rc;
-  switch (p.op) {
-    case 0: rc = MPI_Isend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
-    case 1: rc = MPI_Issend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
-    case 2: rc = MPI_Ibsend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
-    case 3: rc = MPI_Irsend(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
-    default: rc = MPI_Irecv(p.buf, p.count, p.type, p.peer, p.tag, p.comm, &inner); break;
-  }
-  if (rc == MPI_SUCCESS) r->persistent.active = inner;
-  return rc;
+  if (Err e = start_persistent(r, &inner); e != Err::ok) return raise(r->comm, e);
+  r->persistent.active = inner;
+  return MPI_SUCCESS;
 }
 
 int MPI_Startall(int count, MPI_Request requests[]) {

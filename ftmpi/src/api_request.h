@@ -23,5 +23,7 @@ bool request_done(Request* r);
 // Finishes a done request: status, error code; ordinary requests are freed and the handle set
 // to MPI_REQUEST_NULL, persistent ones become inactive and keep their handle.
 int request_finish(Request* r, MPI_Status* st, MPI_Request* handle);
+// MPI_Request_free of a persistent request: drops the datatype and communicator it held.
+void release_persistent(Request* r);
 
 }  // namespace ftmpi

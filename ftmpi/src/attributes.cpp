@@ -2,6 +2,8 @@
 
 #include "match_bits.h"
 
+#include <algorithm>
+
 namespace ftmpi {
 namespace {
 
@@ -47,10 +49,10 @@ Err Attributes::set(Comm* c, int keyval, void* value) {
   if (Err e = user_keyval(keyval, &k); e != Err::ok) return e;
   auto it = c->attributes.find(keyval);
   if (it != c->attributes.end() && k->del != nullptr) {
-    int rc = k->del(c->handle, keyval, it->second, k->extra);
+    int rc = k->del(c->handle, keyval, it->second.value, k->extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
-  c->attributes[keyval] = value;
+  c->attributes[keyval] = {value, next_set_order_++};
   return Err::ok;
 }
 
@@ -79,7 +81,7 @@ Err Attributes::get(Comm* c, int keyval, void** value, int* flag, int universe_s
   }
   auto it = c->attributes.find(keyval);
   *flag = it != c->attributes.end() ? 1 : 0;
-  if (*flag) *value = it->second;
+  if (*flag) *value = it->second.value;
   return Err::ok;
 }
 
@@ -90,34 +92,42 @@ Err Attributes::remove(Comm* c, int keyval) {
   auto it = c->attributes.find(keyval);
   if (it == c->attributes.end()) return fail(Err::keyval, "keyval %d is not set on %s", keyval, c->name.c_str());
   if (k->del != nullptr) {
-    int rc = k->del(c->handle, keyval, it->second, k->extra);
+    int rc = k->del(c->handle, keyval, it->second.value, k->extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
-  c->attributes.erase(it);
+  c->attributes.erase(keyval);  // the callback may have changed the map
   return Err::ok;
 }
 
 Err Attributes::copy_all(Comm* parent, Comm* child) {
-  for (const auto& [keyval, value] : parent->attributes) {
+  for (const auto& [keyval, attr] : parent->attributes) {
     const Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
     if (k.copy == nullptr) continue;
     void* out = nullptr;
     int flag = 0;
-    int rc = k.copy(parent->handle, keyval, k.extra, value, &out, &flag);
+    int rc = k.copy(parent->handle, keyval, k.extra, attr.value, &out, &flag);
     if (rc != MPI_SUCCESS) return fail(Err::other, "copy callback of keyval %d returned %d", keyval, rc);
-    if (flag) child->attributes[keyval] = out;
+    if (flag) child->attributes[keyval] = {out, next_set_order_++};
   }
   return Err::ok;
 }
 
 Err Attributes::delete_all(Comm* c) {
-  for (const auto& [keyval, value] : c->attributes) {
+  // One at a time, the most recently set first, looking again after each callback: it may
+  // have deleted or set attributes on this communicator.
+  while (!c->attributes.empty()) {
+    auto last = std::max_element(c->attributes.begin(), c->attributes.end(),
+                                 [](const auto& a, const auto& b) {
+                                   return a.second.set_order < b.second.set_order;
+                                 });
+    const int keyval = last->first;
+    void* value = last->second.value;
+    c->attributes.erase(last);
     const Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
     if (k.del == nullptr) continue;
     int rc = k.del(c->handle, keyval, value, k.extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
-  c->attributes.clear();
   return Err::ok;
 }
 

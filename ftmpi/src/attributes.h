@@ -22,7 +22,9 @@ class Attributes {
   Err remove(Comm* c, int keyval);
   // MPI_Comm_dup: runs every copy callback from parent into child.
   Err copy_all(Comm* parent, Comm* child);
-  // MPI_Comm_free: runs every delete callback.
+  // MPI_Comm_free, and MPI_Finalize on MPI_COMM_SELF: runs every delete callback, the last
+  // attribute set first. Each attribute is detached before its callback runs, so a callback
+  // may make MPI calls, attribute calls on the same communicator included.
   Err delete_all(Comm* c);
 
  private:
@@ -35,6 +37,7 @@ class Attributes {
   static constexpr int kFirstUser = 64;  // below: predefined keys (mpi.h, ftmpi.h)
   Err user_keyval(int keyval, Keyval** out);
   std::vector<Keyval> keyvals_;
+  std::uint64_t next_set_order_ = 0;
 };
 
 }  // namespace ftmpi

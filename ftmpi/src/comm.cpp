@@ -72,4 +72,18 @@ void CommTable::remove(MPI_Comm handle) {
   }
 }
 
+void CommTable::detach(MPI_Comm handle) {
+  if (handle <= MPI_COMM_SELF || static_cast<std::size_t>(handle) >= comms_.size()) return;
+  std::unique_ptr<Comm>& slot = comms_[static_cast<std::size_t>(handle)];
+  if (!slot) return;
+  monitor().comm_freed(*slot);
+  detached_.push_back(std::move(slot));
+}
+
+void CommTable::destroy_detached(const Comm* c) {
+  auto it = std::find_if(detached_.begin(), detached_.end(),
+                         [c](const std::unique_ptr<Comm>& d) { return d.get() == c; });
+  if (it != detached_.end()) detached_.erase(it);
+}
+
 }  // namespace ftmpi

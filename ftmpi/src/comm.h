@@ -41,11 +41,21 @@ struct Comm {
   // Saw a failure at some point: messages of operations it cut short may still be in flight,
   // so its context ids are never handed out again (see Constructor::free).
   bool tainted = false;
+  // Persistent requests built on it (MPI_*_init): MPI_Comm_free then only takes the handle
+  // away; the record and its context ids stay until the last such request is freed.
+  int holds = 0;
+  bool freed = false;  // MPI_Comm_free was called while held
 
   // Cartesian or graph topology (MPI_Cart_create, MPI_Graph_create); shared by MPI_Comm_dup.
   std::shared_ptr<const Topology> topology;
 
-  std::map<int, void*> attributes;  // keyval -> value (attributes.cpp)
+  // keyval -> value and when it was set: MPI_Finalize deletes MPI_COMM_SELF's attributes in
+  // the reverse order of setting (MPI-2.2 8.7.1); attributes.cpp.
+  struct Attribute {
+    void* value = nullptr;
+    std::uint64_t set_order = 0;
+  };
+  std::map<int, Attribute> attributes;
   int attr_values[5] = {};          // storage behind the FTMPI_* cached attributes
 
   // Intercommunicator (intercomm.cpp; `inter` sits beside the context ids, on the line the
@@ -84,6 +94,10 @@ class CommTable {
   // Takes ownership of a new communicator and gives it a handle.
   MPI_Comm add(std::unique_ptr<Comm> c);
   void remove(MPI_Comm handle);
+  // The handle becomes invalid now, but the record lives on (still seen by for_each, so it
+  // keeps hearing of failures) until destroy_detached(): a persistent request still holds it.
+  void detach(MPI_Comm handle);
+  void destroy_detached(const Comm* c);
 
   // Context ids come in pairs (point-to-point, collectives). Which pairs this process uses is
   // a bit mask that constructors combine over the members, so every member picks the same
@@ -100,10 +114,12 @@ class CommTable {
     for (auto& c : comms_) {
       if (c) f(*c);
     }
+    for (auto& c : detached_) f(*c);
   }
 
  private:
   std::vector<std::unique_ptr<Comm>> comms_;
+  std::vector<std::unique_ptr<Comm>> detached_;
   ContextMask used_;
 };
 

@@ -183,7 +183,13 @@ Err Constructor::split(Comm* parent, int color, int key, MPI_Comm* out) {
   std::uint32_t context = take_context(&a.used);
   if (context == 0) return fail(Err::intern, "out of context ids");
   *out = MPI_COMM_NULL;
-  if (color == MPI_UNDEFINED) return Err::ok;
+  if (color == MPI_UNDEFINED) {
+    // No communicator here holds the id, so nothing would ever release it: thousands of
+    // splits would exhaust the ids. Giving it back is safe: a process uses an id for at most
+    // one communicator, and the members that got it still mark it in every later union.
+    comms_->release_context(context);
+    return Err::ok;
+  }
   // (key, old rank) order; the old rank of a contribution maps to the repaired parent's rank.
   std::vector<std::pair<std::int32_t, int>> members;
   const Comm& p = *parent;
@@ -211,18 +217,32 @@ Err Constructor::free(Comm* comm) {
   if (comm->handle == MPI_COMM_WORLD || comm->handle == MPI_COMM_SELF) {
     return fail(Err::comm, "%s cannot be freed", comm->name.c_str());
   }
-  // A communicator that lived through a failure may have stale messages queued on its
-  // contexts (a collective cut short): reusing them would let those match a new communicator.
-  if (!comm->tainted) {
-    // The agreements decided on it go with it: the next communicator on this context starts
-    // its sequence again, and a decided instance left behind would answer that communicator's
-    // first contributions with this one's decision (CONSENSUS.md, "Contexts are reused").
-    consensus_->reset_context(comm->context);
-    comms_->release_context(comm->context);
-    if (comm->coll_context != comm->context + 1) comms_->release_context(comm->coll_context - 1);
+  if (comm->holds > 0) {
+    comm->freed = true;
+    comms_->detach(comm->handle);  // drop() finishes the job
+    return Err::ok;
   }
+  release_contexts(comm);
   comms_->remove(comm->handle);
   return Err::ok;
+}
+
+void Constructor::drop(Comm* comm) {
+  if (--comm->holds > 0 || !comm->freed) return;
+  release_contexts(comm);
+  comms_->destroy_detached(comm);
+}
+
+void Constructor::release_contexts(Comm* comm) {
+  // A communicator that lived through a failure may have stale messages queued on its
+  // contexts (a collective cut short): reusing them would let those match a new communicator.
+  if (comm->tainted) return;
+  // The agreements decided on it go with it: the next communicator on this context starts
+  // its sequence again, and a decided instance left behind would answer that communicator's
+  // first contributions with this one's decision (CONSENSUS.md, "Contexts are reused").
+  consensus_->reset_context(comm->context);
+  comms_->release_context(comm->context);
+  if (comm->coll_context != comm->context + 1) comms_->release_context(comm->coll_context - 1);
 }
 
 }  // namespace ftmpi

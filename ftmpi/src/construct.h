@@ -23,6 +23,10 @@ class Constructor {
   // color MPI_UNDEFINED gives *out = MPI_COMM_NULL.
   Err split(Comm* parent, int color, int key, MPI_Comm* out);
   Err free(Comm* comm);
+  // A persistent request takes a hold on its communicator at *_init and drops it when freed;
+  // MPI_Comm_free in between only detaches the handle, the last drop finishes the free.
+  void hold(Comm* comm) { ++comm->holds; }
+  void drop(Comm* comm);
 
  private:
   struct Agreed {
@@ -35,6 +39,7 @@ class Constructor {
   Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used, bool* rebuilt);
   std::uint32_t take_context(CommTable::ContextMask* used);
   std::unique_ptr<Comm> child_of(const Comm& parent, std::uint32_t context);
+  void release_contexts(Comm* comm);
 
   CommTable* comms_;
   Engine* engine_;

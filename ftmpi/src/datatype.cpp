@@ -179,6 +179,10 @@ Err DatatypeTable::acquire(MPI_Datatype handle, const Datatype** out) {
   return Err::ok;
 }
 
+void DatatypeTable::hold(const Datatype* t) {
+  if (!t->predefined) ++types_[static_cast<std::size_t>(t->handle)]->refs;
+}
+
 void DatatypeTable::release(const Datatype* t) {
   if (t == nullptr || t->predefined) return;
   unref(types_[static_cast<std::size_t>(t->handle)].get());

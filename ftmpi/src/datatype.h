@@ -81,6 +81,9 @@ class DatatypeTable {
   // For a pending operation (request): lookup() plus a reference that keeps the record alive
   // across MPI_Type_free. Every successful acquire must be paired with one release.
   Err acquire(MPI_Datatype handle, const Datatype** out);
+  // One more reference on a record already held (a persistent request's type, which the user
+  // may have freed since, handed on to the operation MPI_Start begins).
+  void hold(const Datatype* t);
   void release(const Datatype* t);
 
   std::size_t live_derived() const;  // records not yet reclaimed (tests, leak checks)

@@ -58,7 +58,7 @@ void FaultHandler::on_process_failed(std::uint32_t proc) {
     c.failed.push_back(r);
     c.tainted = true;
     if (c.comm_mode == FTMPI_COMM_MODE_ABORT) {
-      runtime_->abort(MPI_ERR_OTHER, "ftmpi: rank " + std::to_string(r) + " of " + c.name +
+      runtime_->abort(MPI_ERR_OTHER, "rank " + std::to_string(r) + " of " + c.name +
                                          " failed and the communicator is in ABORT mode");
     }
     if (c.state != FTMPI_COMM_FAILED) c.state = FTMPI_COMM_DETECTED;

@@ -31,11 +31,8 @@ int raise_code(Comm* comm, int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (!error_text(code, text, &len)) std::snprintf(text, sizeof text, "error code %d", code);
-  std::string msg = "ftmpi: rank " + std::to_string(l.runtime.rank()) + ": fatal error on " +
-                    comm->name + ": " + text;
-  std::fprintf(stderr, "%s\n", msg.c_str());
-  std::fflush(stderr);
-  l.runtime.abort(error_class_of(code), msg);
+  // Printed once, with the rank and the code, by mpirun (or by Runtime::abort without one).
+  l.runtime.abort(error_class_of(code), "fatal error on " + comm->name + ": " + text);
 }
 
 int raise_world(Err e) { return raise(nullptr, e); }

@@ -34,10 +34,9 @@ struct Request {
     int op = 0;  // 0 send, 1 ssend, 2 bsend, 3 rsend, 4 recv
     void* buf = nullptr;
     int count = 0;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
+    const Datatype* type = nullptr;  // held (DatatypeTable::hold); the communicator: `comm`
     int peer = 0;
     int tag = 0;
-    MPI_Comm comm = MPI_COMM_NULL;
     MPI_Request active = MPI_REQUEST_NULL;  // handle of the started operation, if any
   } persistent;
   int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)

@@ -235,13 +235,16 @@ void Runtime::finalize() {
   connected_ = false;
 }
 
-void Runtime::abort(int code, const std::string& msg) {
+void Runtime::abort(int code, const std::string& reason) {
+  std::fflush(stdout);
   if (connected_) {
-    PMIx_Abort(code, msg.c_str(), nullptr, 0);
-    // The launcher kills us; if it does not within a few seconds, leave on our own.
+    // mpirun prints "ftmpi: rank R aborted the job with code C: reason" and kills the job.
+    PMIx_Abort(code, reason.c_str(), nullptr, 0);
+    // If nobody kills us within a few seconds, nobody printed it either: leave on our own.
     sleep(5);
   }
-  std::fprintf(stderr, "%s\n", msg.c_str());
+  std::fprintf(stderr, "ftmpi: rank %d aborted the job with code %d: %s\n", rank_, code,
+               reason.c_str());
   _exit(code == 0 ? 1 : code);
 }
 

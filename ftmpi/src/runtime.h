@@ -17,7 +17,9 @@ class Runtime {
   // case the caller runs as a singleton.
   bool init(std::string* err);
   void finalize();
-  [[noreturn]] void abort(int code, const std::string& msg);
+  // Ends the job: `reason` says why, without rank or code (they are added once, here or by
+  // mpirun, which receives it through PMIx_Abort).
+  [[noreturn]] void abort(int code, const std::string& reason);
 
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -49,7 +49,8 @@ std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode
 }
 
 std::string format_abort(const proto::AbortRequested& m) {
-    std::string s = "ftmpi: rank " + std::to_string(m.rank) + " called MPI_Abort with code " + std::to_string(m.code);
+    // The rank's reason (MPI_Abort, a fatal error) comes without rank or code: named once, here.
+    std::string s = "ftmpi: rank " + std::to_string(m.rank) + " aborted the job with code " + std::to_string(m.code);
     if (!m.message.empty()) s += ": " + m.message;
     return s + "\n";
 }

@@ -74,7 +74,7 @@ exit_status)  # (d) a rank exits 3
 abort)  # (e) PMIx_Abort(7): exit 7 within a second of the abort, none left
     run_mpirun -n 4 "$RANK" abort 1 7
     expect_rc 7
-    expect_err 'rank 1 called MPI_Abort with code 7'
+    expect_err '^ftmpi: rank 1 aborted the job with code 7: test abort$'
     expect_faster_than 5000
     expect_none_left 4 ;;
 timeout)  # (f) --timeout 2 on a sleeping job: non-zero within ~3 s, none left
