@@ -1,7 +1,9 @@
-// The internal record behind every libfabric operation we post. libfabric hands the record back
-// as the completion's op_context, so the record, not the user's context, is what libfabric
-// holds: after mark_peer_failed() has reported an operation to the user, its record stays
-// "orphaned" until libfabric is done with it, and the late completion only frees the record.
+// The internal record behind every operation either endpoint holds (a posted receive in the
+// matcher, a send waiting for its FIN or for room, an operation handed to libfabric). libfabric
+// hands the record back as the completion's op_context, so the record, not the user's context,
+// is what libfabric holds: after mark_peer_failed() has reported an operation to the user, its
+// record stays "orphaned" until libfabric is done with it, and the late completion only frees
+// the record.
 #pragma once
 
 #include <rdma/fabric.h>
@@ -16,8 +18,8 @@
 
 namespace ftmpi::transport {
 
-// bounce: one of the receive buffers that software matching (shm) keeps posted; see
-// soft_match.h.
+// bounce: one of the receive buffers that the libfabric endpoint keeps posted for its message
+// stream (net_endpoint.h).
 enum class OpKind : unsigned char { send, recv, probe, bounce };
 
 struct OpRecord {
@@ -32,13 +34,15 @@ struct OpRecord {
   OpKind kind;
   bool orphaned;  // already reported to the user; the CQ entry only releases the record
   bool cancel_requested;  // cancel() asked for it: a canceled completion is then the user's
-  // Software matching (shm) only; see soft_match.h.
-  std::uint8_t stage;       // large send: 0 = announcement not posted yet, 1 = payload not yet
+  // Large messages (wire.h).
+  std::uint8_t stage;       // large send: 0 = announcement not posted yet, 1 = announced,
+                            // 2 = shm: payload streamed through the ring (after kFinNak)
   std::uint32_t seq;        // large message: its payload's sequence number (per peer pair)
   std::uint64_t ignore;     // receive: ignore mask
   std::size_t msg_len;      // receive matched to a large message: its full length
   unsigned char* scratch;   // ... landing buffer when the user's is too short (truncation)
   std::int32_t bulk_slot = -1;  // large send staged in our bulk slot: freed with the record
+  std::size_t done_bytes;   // streamed payload (stage 2): bytes sent / received so far
 
   static OpRecord* from_context(void* op_context) { return static_cast<OpRecord*>(op_context); }
 };
@@ -58,6 +62,16 @@ class OpList {
       head_ = op;
     }
     tail_ = op;
+  }
+  void push_front(OpRecord* op) {
+    op->prev = nullptr;
+    op->next = head_;
+    if (head_ != nullptr) {
+      head_->prev = op;
+    } else {
+      tail_ = op;
+    }
+    head_ = op;
   }
   void remove(OpRecord* op) {
     (op->prev != nullptr ? op->prev->next : head_) = op->next;

@@ -1,4 +1,4 @@
-// Which libfabric provider we run over, and the fi_info we ask it for.
+// Which path a job's messages take, and the fi_info we ask libfabric for.
 #pragma once
 
 #include <rdma/fabric.h>
@@ -6,25 +6,24 @@
 #include <string>
 
 #include "knobs.h"
+#include "libfabric_api.h"
 
 namespace ftmpi::transport {
 
-// Canonical provider string for a user's choice: "" falls back to env_value, then "shm";
-// "tcp" means "tcp;ofi_rxm". Returns "" (and fills *err) for anything we do not support.
-std::string resolve_provider(const std::string& requested, const std::string& env_value,
-                             std::string* err);
+// Canonical provider string for a user's choice: "" falls back to env_value, then "shm" (our
+// own shared memory, no libfabric). "tcp" means "tcp;ofi_rxm"; any other name is a libfabric
+// provider, passed on as given (fi_getinfo then says whether it exists).
+std::string resolve_provider(const std::string& requested, const std::string& env_value);
 
-// Sets libfabric's own environment variables that we choose defaults for (FI_SHM_RX_SIZE),
-// leaving any the user set alone. Must run before libfabric first initializes its providers.
-void export_provider_defaults(const Knobs& knobs);
-
-// shm cannot remove the region of a process that was killed (SIGKILL): it stays in /dev/shm,
-// resident (its size grows with FI_SHM_RX_SIZE), until the name is reused. Unlinks the regions
-// of this user's processes that no longer exist; once per process, before the first shm open.
-void sweep_stale_shm_regions();
+// Sets libfabric's own environment variables that we choose defaults for, leaving any the user
+// set alone. Must run before libfabric first initializes its providers. FI_PROVIDER restricts
+// libfabric to the providers `provider` names, so no other provider starts up (verbs would
+// scan /proc/kallsyms, ~90 ms).
+void export_provider_defaults(const std::string& provider);
 
 // fi_getinfo for a tagged RDM endpoint on that provider; nullptr (and *err) on failure.
-// The caller owns the result (fi_freeinfo).
-fi_info* query_fabric_info(const std::string& provider, std::string* err);
+// The caller owns the result (api.freeinfo).
+fi_info* query_fabric_info(const LibfabricApi& api, const std::string& provider,
+                           std::string* err);
 
 }  // namespace ftmpi::transport

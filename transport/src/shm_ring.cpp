@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sched.h>
+
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -16,7 +18,9 @@ namespace ftmpi::transport::ring {
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x33474e52494d5446ull;  // "FTMIRNG3"
+constexpr std::uint64_t kMagic = 0x34474e52494d5446ull;  // "FTMIRNG4"
+// The shared ring's owner word: never 0, so no sender claims it as a private ring.
+constexpr std::uint64_t kSharedOwner = ~std::uint64_t{0};
 constexpr const char* kPrefix = "ftmpi-ring.";
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
@@ -47,16 +51,17 @@ void sweep_stale_regions() {
   closedir(d);
 }
 
-// Layout: header, ring controls, then (page-aligned) the rings' bytes and the bulk slots.
+// Layout: header, ring controls (private rings, then the shared one), then (page-aligned) the
+// rings' bytes and the bulk slots.
 std::size_t Region::data_offset(std::size_t ring_count) {
-  return round_up(sizeof(RegionHeader) + ring_count * sizeof(RingControl), 4096);
+  return round_up(sizeof(RegionHeader) + (ring_count + 1) * sizeof(RingControl), 4096);
 }
 
 void Region::locate() {
   auto* base = static_cast<unsigned char*>(base_);
   controls_ = reinterpret_cast<RingControl*>(base + sizeof(RegionHeader));
   data_ = base + data_offset(header_->ring_count);
-  bulk_data_ = data_ + header_->ring_count * header_->ring_bytes;
+  bulk_data_ = data_ + (header_->ring_count + 1) * header_->ring_bytes;
 }
 
 Region::~Region() {
@@ -74,7 +79,7 @@ bool Region::create(std::uint64_t token, std::size_t ring_count, std::size_t rin
   }
   if (bulk_count == 0 || bulk_bytes == 0) bulk_count = bulk_bytes = 0;
   bulk_bytes = round_up(bulk_bytes, 4096);
-  const std::size_t rings_end = data_offset(ring_count) + ring_count * ring_bytes;
+  const std::size_t rings_end = data_offset(ring_count) + (ring_count + 1) * ring_bytes;
   size_ = rings_end + bulk_count * bulk_bytes;
   // tmpfs allocates pages only when touched: rings nobody claims cost nothing.
   if (ftruncate(fd, static_cast<off_t>(size_)) != 0) {
@@ -104,6 +109,7 @@ bool Region::create(std::uint64_t token, std::size_t ring_count, std::size_t rin
   header_->bulk_bytes = bulk_bytes;
   locate();
   header_->claimed.store(0, std::memory_order_relaxed);
+  controls_[ring_count].owner.store(kSharedOwner, std::memory_order_relaxed);
   header_->split.store(split_word(0, kSplitIdle), std::memory_order_relaxed);
   // Last: a sender that maps the region before this store sees no magic and does not use it.
   header_->magic.store(kMagic, std::memory_order_release);
@@ -128,7 +134,7 @@ bool Region::open(const std::string& name) {
                     (h->ring_bytes & (h->ring_bytes - 1)) == 0 &&
                     h->ring_count < (1u << 20) && h->bulk_count < (1u << 20) &&
                     h->bulk_bytes < (std::uint64_t{1} << 32) &&
-                    data_offset(h->ring_count) + h->ring_count * h->ring_bytes +
+                    data_offset(h->ring_count) + (h->ring_count + 1) * h->ring_bytes +
                             h->bulk_count * h->bulk_bytes <=
                         size;
   if (!sane) {
@@ -165,8 +171,9 @@ void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes
   head_seen_ = control->head.load(std::memory_order_acquire);
 }
 
-bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t blen) {
-  const std::size_t body = alen + blen;
+bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t blen,
+                  const void* c, std::size_t clen) {
+  const std::size_t body = alen + blen + clen;
   const std::size_t record = round_up(kRecordHeader + body, 8);
   const std::uint64_t size = mask_ + 1;
   const std::size_t pos = static_cast<std::size_t>(tail_ & mask_);
@@ -184,11 +191,38 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
                __ATOMIC_RELAXED);
   if (alen != 0) std::memcpy(p + kRecordHeader, a, alen);
   if (blen != 0) std::memcpy(p + kRecordHeader + alen, b, blen);
+  if (clen != 0) std::memcpy(p + kRecordHeader + alen + blen, c, clen);
   store_header(p, kValid | body, __ATOMIC_RELEASE);
   // The wrap marker last: a receiver that sees it finds the record at the start published.
   if (wrap) store_header(data_ + pos, kValid | kWrap, __ATOMIC_RELEASE);
   tail_ += used;
   return true;
+}
+
+void SharedWriter::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
+  control_ = control;
+  writer_.attach(control, data, bytes);
+}
+
+bool SharedWriter::push(std::uint64_t token, const void* a, std::size_t alen, const void* b,
+                        std::size_t blen) {
+  const std::uint64_t me = static_cast<std::uint64_t>(getpid());
+  for (unsigned spins = 1;; ++spins) {
+    std::uint64_t holder = 0;
+    if (control_->lock.compare_exchange_weak(holder, me, std::memory_order_acquire)) break;
+    if (spins % 64 != 0) continue;
+    // A holder killed inside push() would keep the lock forever: take it back from the dead.
+    if (holder != 0 && kill(static_cast<pid_t>(holder), 0) != 0 && errno == ESRCH) {
+      control_->lock.compare_exchange_strong(holder, 0, std::memory_order_relaxed);
+    }
+    if (spins >= 64 * 64) return false;  // the caller defers and tries again from poll()
+    sched_yield();
+  }
+  writer_.set_tail(control_->tail.load(std::memory_order_relaxed));
+  const bool ok = writer_.push(&token, sizeof token, a, alen, b, blen);
+  control_->tail.store(writer_.tail(), std::memory_order_relaxed);
+  control_->lock.store(0, std::memory_order_release);
+  return ok;
 }
 
 void Reader::attach(RingControl* control, unsigned char* data, std::size_t bytes) {

@@ -1,5 +1,5 @@
-// Our own shared-memory message rings for processes on one host: the small-message stream of
-// software matching (soft_match.h) without libfabric shm in the way.
+// Our own shared-memory message rings for processes on one host: the message stream of the
+// shm endpoint (shm_endpoint.h). No libfabric anywhere on this path.
 //
 // Why: a 2-rank 8 B bcast loop spent ~75 % of its time inside libfabric 1.17 shm, 39 % of it in
 // the spin lock that guards a receiver's whole command queue (taken by every sender and by the
@@ -8,12 +8,14 @@
 // per sender, and nobody ever waits for anybody's lock.
 //
 // Layout: each receiving endpoint creates one region in /dev/shm (name from pid, uid and a
-// random token; see region_name) holding `ring_count` rings of `ring_bytes` each. A sender maps
-// the region on its first message, claims a free ring once by writing its own token into the
-// ring's owner word (compare-and-swap: senders never share a ring), and from then on is the
-// ring's only writer. The receiver learns whose ring it is from the token, which it knows from
-// the sender's address (insert_peers). Rings are never given back: a job can have ring_count
-// different senders per receiver over its life; after that, senders fall back to libfabric shm.
+// random token; see region_name) holding `ring_count` private rings of `ring_bytes` each and
+// one shared ring. A sender maps the region on its first message, claims a free private ring
+// once by writing its own token into the ring's owner word (compare-and-swap: senders never
+// share a private ring), and from then on is the ring's only writer. The receiver learns whose
+// ring it is from the token, which it knows from the sender's address (insert_peers). Private
+// rings are never given back: a job can have ring_count different senders per receiver over
+// its life; later senders (or all, with FTMPI_SHM_RING=0) use the shared ring, one at a time
+// under a lock word holding the writer's pid, each record prefixed with the sender's token.
 //
 // Records: an 8-byte header, then the bytes, padded to 8. The header is 0 until the record is
 // published; then kValid | length, or kValid | kWrap to skip to the ring's start. Before it
@@ -22,7 +24,8 @@
 // itself is in (an 8 B message: one), not a separate index line first. The header is stored
 // last (release), so a sender that dies mid-record never publishes it; a receiver that dies
 // only stops draining, and its senders' rings fill (they defer sends, and the failure purge
-// reports them).
+// reports them). Known limit of the shared ring: a writer killed between publishing a record
+// and storing the ring's tail (a few instructions) leaves that ring unusable for the others.
 #pragma once
 
 #include <atomic>
@@ -39,7 +42,9 @@ void sweep_stale_regions();
 
 struct alignas(64) RingControl {
   std::atomic<std::uint64_t> owner;  // token of the sender that claimed it; 0 = free
-  char pad0[56];
+  std::atomic<std::uint64_t> lock;   // shared ring: pid of the writer holding it; 0 = free
+  std::atomic<std::uint64_t> tail;   // shared ring: bytes ever written (under the lock)
+  char pad0[40];
   std::atomic<std::uint64_t> head;  // bytes ever consumed (the receiver's): the sender's room
   char pad1[56];
 };
@@ -94,7 +99,9 @@ class Region {
   // Maps a peer's region; false when it is not there (peer gone) or does not look like one.
   bool open(const std::string& name);
 
-  std::size_t ring_count() const { return header_->ring_count; }
+  std::size_t ring_count() const { return header_->ring_count; }  // private rings
+  // The shared ring's index (control(), data()): after the private ones.
+  std::size_t shared_index() const { return header_->ring_count; }
   std::size_t ring_bytes() const { return header_->ring_bytes; }
   std::size_t claimed() const { return header_->claimed.load(std::memory_order_acquire); }
   RingControl& control(std::size_t i) const { return controls_[i]; }
@@ -150,12 +157,31 @@ class Writer : private RingEnd {
   bool attached() const { return control_ != nullptr; }
   // Largest record this ring takes (a quarter of it, so wrapping always leaves room).
   std::size_t max_record() const { return (mask_ + 1) / 4; }
-  // Appends one record made of a then b; false when the ring has no room now.
-  bool push(const void* a, std::size_t alen, const void* b, std::size_t blen);
+  // Appends one record made of a, b then c; false when the ring has no room now.
+  bool push(const void* a, std::size_t alen, const void* b, std::size_t blen,
+            const void* c = nullptr, std::size_t clen = 0);
+  // The shared ring keeps its tail in the region (SharedWriter, under its lock).
+  void set_tail(std::uint64_t tail) { tail_ = tail; }
+  std::uint64_t tail() const { return tail_; }
 
  private:
   std::uint64_t tail_ = 0;  // bytes ever written
   std::uint64_t head_seen_ = 0;  // the receiver's head when we last looked
+};
+
+// The writing end of a region's shared ring: any number of senders, one at a time.
+class SharedWriter {
+ public:
+  void attach(RingControl* control, unsigned char* data, std::size_t bytes);
+  std::size_t max_record() const { return writer_.max_record(); }
+  // Appends one record [token][a][b]; false when the ring has no room now (or its lock stayed
+  // taken by a live writer for a while).
+  bool push(std::uint64_t token, const void* a, std::size_t alen, const void* b,
+            std::size_t blen);
+
+ private:
+  RingControl* control_ = nullptr;
+  Writer writer_;
 };
 
 // The reading end of one ring (our region).

@@ -1,0 +1,98 @@
+// The one matching engine of a process (MPICH ch4's shm/netmod split: both endpoints deliver
+// into it), so MPI's order and MPI_ANY_SOURCE span peers reached by shared memory and peers
+// reached through libfabric.
+//
+// Narrow interface: the user's receives, probes and cancels come in from above (transport.cpp);
+// each endpoint hands in the messages of its streams, in each sender's order, as Arrivals
+// (arrive()). A small message carries its bytes and is copied here; a large one is only
+// announced, and once it matched a receive the endpoint that announced it moves the payload
+// (LargeMessageChannel::deliver_large). Matching follows MPI: a message takes the oldest posted
+// receive that accepts it, a receive the oldest unexpected message it accepts; a receive
+// accepts a message when (tag & ~ignore) agree and the source is its peer or kAnyPeer.
+// Linear scans, like MPICH's queues.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <vector>
+
+#include "completion_backlog.h"
+#include "ftmpi/transport/endpoint.h"
+#include "op_record.h"
+
+namespace ftmpi::transport {
+
+class LargeMessageChannel;
+
+// What an announcement says about the payload; meaningful only to the channel that made it.
+struct Rendezvous {
+  std::uint64_t info = 0;  // wire::Header::info (protocol bits and sequence number)
+  std::uint64_t addr = 0;
+  std::uint64_t pid = 0;
+  std::uint64_t token = 0;
+};
+
+// One message as the matcher sees it.
+struct Arrival {
+  PeerId source = kAnyPeer;  // kAnyPeer: a sender the endpoint cannot name (not inserted yet)
+  std::uint64_t tag = 0;
+  std::size_t len = 0;
+  const unsigned char* data = nullptr;   // a small message's bytes (valid during arrive())
+  LargeMessageChannel* channel = nullptr;  // set for an announced (large) message
+  Rendezvous rndv;
+};
+
+// What an endpoint does for its announced messages.
+class LargeMessageChannel {
+ public:
+  // A receive (op: buf, len, user_context) matched the announced message a. Either finish it
+  // (fill *c, free op, return true) or keep op until the payload is in and return false.
+  virtual bool deliver_large(OpRecord* op, const Arrival& a, Completion* c) = 0;
+  // The announced message will never be received (discard_unexpected): let its sender finish.
+  virtual void drop_large(const Arrival& a) = 0;
+
+ protected:
+  ~LargeMessageChannel() = default;
+};
+
+class Matcher {
+ public:
+  Matcher(OpPool& pool, CompletionBacklog& backlog) : pool_(pool), backlog_(backlog) {}
+  ~Matcher();
+  Matcher(const Matcher&) = delete;
+  Matcher& operator=(const Matcher&) = delete;
+
+  // A receive: takes the oldest unexpected message it accepts (its completion goes to the
+  // backlog when it finishes at once), else waits, in posting order, for arrive().
+  void post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
+                 void* context);
+  // One message of a sender's stream, in that sender's order. True when *out now holds a
+  // completion (a small message delivered, or a large one finished at once).
+  bool arrive(const Arrival& a, Completion* out);
+  // Non-blocking probe of what has arrived; its one completion goes to the backlog.
+  void probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context);
+  // Removes a posted, unmatched receive (its completion says canceled); false when none.
+  bool cancel(void* context);
+  // Receives directed at peer complete with peer_failed (wildcard receives stay).
+  void fail_peer(PeerId peer);
+  // Drops every unexpected message, now and from now on (MPI_Finalize).
+  void discard_unexpected();
+
+ private:
+  struct Unexpected {
+    Arrival arrival;  // data points into bytes
+    std::vector<unsigned char> bytes;
+  };
+  // A receive matched a: its completion into *c (true), or the channel took it (false).
+  bool deliver(OpRecord* op, const Arrival& a, Completion* c);
+
+  OpPool& pool_;
+  CompletionBacklog& backlog_;
+  OpList posted_;                  // user receives not matched yet, in posting order
+  std::list<Unexpected> unexpected_;  // in arrival order
+  std::list<Unexpected> spare_;       // recycled nodes (keep their byte capacity)
+  bool discard_ = false;
+};
+
+}  // namespace ftmpi::transport

@@ -1,0 +1,429 @@
+// The shm endpoint's region, addresses, send path, ring polling, FINs and peer failure
+// (shm_endpoint.h). Large payloads are in shm_large.cpp.
+#include "shm_endpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+namespace ftmpi::transport {
+
+namespace {
+
+// [token][pid][uid][kAddressMagic], 8 bytes each.
+constexpr std::uint64_t kAddressMagic = 0x524c52544d544646ull;  // "FFTMTRLR"
+constexpr std::size_t kAddressSize = 4 * sizeof(std::uint64_t);
+
+std::uint64_t random_token() {
+  std::uint64_t t = 0;
+  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (read(fd, &t, sizeof t) != static_cast<ssize_t>(sizeof t)) t = 0;
+    close(fd);
+  }
+  if (t == 0) {  // no urandom: time and pid are unique enough on one host
+    t = static_cast<std::uint64_t>(
+            std::chrono::steady_clock::now().time_since_epoch().count()) ^
+        (static_cast<std::uint64_t>(getpid()) << 40);
+  }
+  return t == 0 ? 1 : t;  // 0 means "free" in a ring's owner word
+}
+
+}  // namespace
+
+ShmEndpoint::~ShmEndpoint() {
+  for (Peer& p : peers_) {
+    while (OpRecord* op = p.pending.pop_front()) free_op(op);
+    while (OpRecord* op = p.deferred.pop_front()) free_op(op);
+  }
+}
+
+bool ShmEndpoint::init(std::string* err) {
+  pid_ = static_cast<std::uint64_t>(getpid());
+  ring::sweep_stale_regions();
+  token_ = random_token();
+  const Knobs& k = core_.knobs;
+  auto region = std::make_unique<ring::Region>();
+  if (!region->create(token_, k.shm_rings, k.shm_ring_kb * 1024, err, k.shm_bulk_slots,
+                      k.shm_bulk_kb * 1024)) {
+    if (err != nullptr) *err = "shm: " + *err;
+    return false;
+  }
+  inbound_ = std::move(region);
+  const std::size_t s = inbound_->shared_index();
+  shared_in_.reader.attach(&inbound_->control(s), inbound_->data(s), inbound_->ring_bytes());
+  shared_in_.attached = true;
+  return true;
+}
+
+std::vector<std::uint8_t> ShmEndpoint::address() const {
+  const std::uint64_t words[4] = {token_, pid_, static_cast<std::uint64_t>(getuid()),
+                                  kAddressMagic};
+  const auto* b = reinterpret_cast<const std::uint8_t*>(words);
+  return std::vector<std::uint8_t>(b, b + kAddressSize);
+}
+
+bool ShmEndpoint::is_address(const std::uint8_t* addr, std::size_t len) {
+  std::uint64_t magic = 0;
+  if (len != kAddressSize) return false;
+  std::memcpy(&magic, addr + 3 * sizeof magic, sizeof magic);
+  return magic == kAddressMagic;
+}
+
+void ShmEndpoint::add_peer(PeerId id, const std::uint8_t* addr) {
+  if (peers_.size() <= id) peers_.resize(id + std::size_t{1});
+  Peer& p = peers_[id];
+  std::memcpy(&p.token, addr, 8);
+  std::memcpy(&p.pid, addr + 8, 8);
+  std::memcpy(&p.uid, addr + 16, 8);
+  peers_of_token_[p.token].push_back(id);
+}
+
+PeerId ShmEndpoint::peer_of_token(std::uint64_t token) const {
+  auto it = peers_of_token_.find(token);
+  if (it == peers_of_token_.end()) return kAnyPeer;
+  // One address may stand for several slots (a process inserted twice, some marked failed):
+  // prefer a live one.
+  for (PeerId id : it->second) {
+    if (!peers_[id].failed) return id;
+  }
+  return it->second.back();
+}
+
+Status ShmEndpoint::connect(PeerId dst) {
+  Peer& p = peers_[dst];
+  if (p.path == Peer::Path::ring || p.path == Peer::Path::shared) return Status::ok;
+  if (p.path == Peer::Path::unconnected) {
+    auto region = std::make_unique<ring::Region>();
+    if (region->open(ring::region_name(p.pid, p.uid, p.token))) {
+      const std::size_t i =
+          core_.knobs.shm_ring ? region->claim(token_) : region->ring_count();
+      if (i < region->ring_count()) {
+        p.writer.attach(&region->control(i), region->data(i), region->ring_bytes());
+        p.path = Peer::Path::ring;
+      } else {  // every private ring taken (or FTMPI_SHM_RING=0): the shared one
+        const std::size_t s = region->shared_index();
+        p.shared.attach(&region->control(s), region->data(s), region->ring_bytes());
+        p.path = Peer::Path::shared;
+      }
+      p.region = std::move(region);
+      return Status::ok;
+    }
+    p.path = Peer::Path::gone;
+  }
+  // Its region is made before its address is published and removed when it closes: gone.
+  core_.last_error = "shm: peer " + std::to_string(dst) + " has ended (its region is gone)";
+  return Status::peer_failed;
+}
+
+bool ShmEndpoint::push_briefly(Peer& p, const void* a, std::size_t alen, const void* b,
+                               std::size_t blen) {
+  // A full ring drains in microseconds when its receiver polls; a receiver that is itself
+  // blocked sending to us needs us to drain ours meanwhile.
+  for (unsigned attempt = 0; attempt < 64; ++attempt) {
+    if (push(p, a, alen, b, blen)) return true;
+    progress_into_backlog();
+  }
+  return false;
+}
+
+Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
+                         void* context, bool* done) {
+  Peer& p = peers_[dst];
+  const wire::Header h{tag, 0};
+  // The latency-critical case first: a small message into an open private ring with nothing
+  // queued before it is one push, finished when it returns.
+  if (len <= kInlineMax && p.path == Peer::Path::ring && p.deferred.empty() && !p.failed &&
+      p.writer.push(&h, sizeof h, buf, len)) {
+    if (done != nullptr) {
+      *done = true;
+    } else {
+      Completion c;
+      c.context = context;
+      c.source = dst;
+      core_.backlog.push(c);
+    }
+    return Status::ok;
+  }
+  if (done != nullptr) *done = false;
+  if (p.failed) return Status::peer_failed;
+  if (Status s = connect(dst); s != Status::ok) return s;
+  // Non-overtaking: nothing may pass a deferred send to the same peer.
+  const bool behind = !p.deferred.empty() && !flush_deferred(p);
+  if (len <= kInlineMax && !behind && push_briefly(p, &h, sizeof h, buf, len)) {
+    if (done != nullptr) {
+      *done = true;
+    } else {
+      Completion c;
+      c.context = context;
+      c.source = dst;
+      core_.backlog.push(c);
+    }
+    return Status::ok;
+  }
+  OpRecord* op = new_op(core_.pool, OpKind::send, dst, context);
+  op->buf = buf;
+  op->len = len;
+  op->tag = tag;
+  if (len > kInlineMax) op->seq = p.next_seq++;
+  // A small one here found no room: it waits, in order, for poll().
+  if (behind || len <= kInlineMax || !post_send(op, /*briefly=*/true)) {
+    p.deferred.push_back(op);
+    ++deferred_count_;
+  }
+  return Status::ok;
+}
+
+bool ShmEndpoint::post_send(OpRecord* op, bool briefly) {
+  Peer& p = peers_[op->peer];
+  auto put = [&](const void* a, std::size_t alen, const void* b, std::size_t blen) {
+    return briefly ? push_briefly(p, a, alen, b, blen) : push(p, a, alen, b, blen);
+  };
+  if (op->len <= kInlineMax) {
+    const wire::Header h{op->tag, 0};
+    if (!put(&h, sizeof h, op->buf, op->len)) return false;
+    finish_send(op, Status::ok);
+    return true;
+  }
+  // A large message: announce it (in order with the small ones). Up to a bulk slot's size it
+  // is staged in one of ours (kept across a deferral); else the receiver reads it with CMA,
+  // and through a private ring we can help it copy (help_copy).
+  const bool bulk = op->bulk_slot >= 0 || bulk_stage(op);
+  const bool split_ok = !bulk && op->len >= wire::kSplitMin && p.path == Peer::Path::ring;
+  const wire::Header h{op->tag, wire::kRtsBit | (bulk ? wire::kBulkBit : wire::kCmaBit) |
+                                    (split_ok ? wire::kSplitOkBit : 0) | op->seq};
+  const wire::Announce a{op->len,
+                         bulk ? static_cast<std::uint64_t>(op->bulk_slot)
+                              : reinterpret_cast<std::uintptr_t>(op->buf),
+                         pid_, token_};
+  if (!put(&h, sizeof h, &a, sizeof a)) return false;
+  op->stage = 1;  // until the receiver's FIN
+  p.pending.push_back(op);
+  return true;
+}
+
+void ShmEndpoint::finish_send(OpRecord* op, Status s) {
+  Completion c;
+  c.context = op->user_context;
+  c.status = s;
+  c.source = op->peer;
+  core_.backlog.push(c);
+  free_op(op);
+}
+
+bool ShmEndpoint::flush_deferred(Peer& p) {
+  while (OpRecord* op = p.deferred.pop_front()) {
+    --deferred_count_;
+    if (!post_send(op, /*briefly=*/false)) {
+      p.deferred.push_front(op);
+      ++deferred_count_;
+      return false;
+    }
+  }
+  return true;
+}
+
+void ShmEndpoint::free_op(OpRecord* op) {
+  delete[] op->scratch;
+  op->scratch = nullptr;
+  if (op->bulk_slot >= 0) {  // its receiver is done with the slot (FIN), or gone
+    bulk_busy_[static_cast<std::size_t>(op->bulk_slot)] = false;
+    op->bulk_slot = -1;
+  }
+  core_.pool.put(op);
+}
+
+void ShmEndpoint::progress_into_backlog() {
+  Completion batch[16];
+  const std::size_t n = poll(batch, 16);
+  for (std::size_t i = 0; i < n; ++i) core_.backlog.push(batch[i]);
+}
+
+std::size_t ShmEndpoint::poll(Completion* out, std::size_t max) {
+  std::size_t n = 0;
+  if (!in_poll_) {  // a record is read in place: nothing below may read rings again
+    in_poll_ = true;
+    const std::size_t claimed = inbound_->claimed();
+    if (claimed > in_rings_.size()) in_rings_.resize(claimed);
+    const std::size_t count = in_rings_.size();
+    std::size_t i = ring_cursor_ < count ? ring_cursor_ : 0;
+    for (std::size_t visited = 0; visited < count && n < max; ++visited) {
+      InboundRing& r = in_rings_[i];
+      if (r.attached || ring_attach(i)) n += poll_ring(r, false, out + n, max - n);
+      if (++i == count) i = 0;
+    }
+    ring_cursor_ = i;
+    if (n < max) n += poll_ring(shared_in_, true, out + n, max - n);
+    in_poll_ = false;
+  }
+  if (deferred_count_ != 0) {
+    for (Peer& p : peers_) {
+      if (!p.deferred.empty()) flush_deferred(p);
+    }
+  }
+  if (streaming_count_ != 0) {
+    for (Peer& p : peers_) {
+      for (OpRecord* op = p.pending.head(); op != nullptr;) {
+        OpRecord* next = op->next;
+        if (op->kind == OpKind::send && op->stage == 2 && stream_send(op)) {
+          p.pending.remove(op);
+          --streaming_count_;
+          finish_send(op, Status::ok);
+        }
+        op = next;
+      }
+    }
+  }
+  if (!fin_retry_.empty()) {
+    std::vector<PendingFin> fins;
+    fins.swap(fin_retry_);
+    for (const PendingFin& f : fins) send_fin(f.peer, f.seq, f.status);
+  }
+  return n;
+}
+
+bool ShmEndpoint::ring_attach(std::size_t index) {
+  ring::RingControl& ctl = inbound_->control(index);
+  const std::uint64_t owner = ctl.owner.load(std::memory_order_acquire);
+  if (owner == 0) return false;  // counted as claimed, owner not written yet
+  InboundRing& r = in_rings_[index];
+  r.reader.attach(&ctl, inbound_->data(index), inbound_->ring_bytes());
+  r.owner = owner;
+  r.attached = true;
+  r.peer = peer_of_token(owner);
+  return true;
+}
+
+std::size_t ShmEndpoint::poll_ring(InboundRing& r, bool shared, Completion* out,
+                                   std::size_t max) {
+  std::size_t n = 0;
+  std::size_t len = 0;
+  while (n < max) {
+    const unsigned char* rec = r.reader.peek(&len);
+    if (rec == nullptr) break;
+    PeerId source = r.peer;
+    if (shared) {  // [sender's token][record]
+      std::uint64_t token = 0;
+      if (len >= sizeof token) std::memcpy(&token, rec, sizeof token);
+      source = peer_of_token(token);
+      rec += sizeof token;
+      len = len >= sizeof token ? len - sizeof token : 0;
+    } else if (source == kAnyPeer) {
+      source = r.peer = peer_of_token(r.owner);
+    }
+    if (on_record(rec, len, source, !shared, &out[n])) ++n;
+    r.reader.consume();
+  }
+  return n;
+}
+
+bool ShmEndpoint::on_record(const unsigned char* p, std::size_t got, PeerId source,
+                            bool private_ring, Completion* out) {
+  if (got < wire::kHeaderSize) {
+    core_.last_error = "shm: dropped a malformed message of " + std::to_string(got) + " bytes";
+    return false;
+  }
+  wire::Header h;
+  std::memcpy(&h, p, sizeof h);
+  const auto seq = static_cast<std::uint32_t>(h.info & wire::kSeqMask);
+  if (h.info == 0) {  // the common case: a small message
+    Arrival a;
+    a.source = source;
+    a.tag = h.tag;
+    a.len = got - wire::kHeaderSize;
+    a.data = p + wire::kHeaderSize;
+    return core_.matcher.arrive(a, out);
+  }
+  if ((h.info & wire::kChunkBit) != 0 && got >= wire::kChunkHeaderSize) {
+    return on_chunk(source, seq, p + sizeof h, got - sizeof h, out);
+  }
+  if ((h.info & wire::kFinBit) != 0 && got >= wire::kFinSize) {
+    std::uint64_t status = 0;
+    std::memcpy(&status, p + sizeof h, sizeof status);
+    return on_fin(source, seq, status, out);
+  }
+  if ((h.info & wire::kSplitBit) != 0 && got >= wire::kSplitSize) {
+    help_copy(source, seq, p + sizeof h);
+    return false;
+  }
+  if ((h.info & wire::kRtsBit) != 0 && got >= wire::kRtsSize) {
+    wire::Announce ann;
+    std::memcpy(&ann, p + sizeof h, sizeof ann);
+    Arrival a;
+    a.source = source;
+    a.tag = h.tag;
+    a.len = static_cast<std::size_t>(ann.len);
+    a.channel = this;
+    a.rndv.info = private_ring ? h.info : h.info & ~wire::kSplitOkBit;
+    a.rndv.addr = ann.addr;
+    a.rndv.pid = ann.pid;
+    a.rndv.token = ann.token;
+    return core_.matcher.arrive(a, out);
+  }
+  core_.last_error = "shm: dropped a message with unknown header bits";
+  return false;
+}
+
+OpRecord* ShmEndpoint::find_pending(PeerId peer, OpKind kind, std::uint32_t seq,
+                                    std::uint8_t stage) {
+  OpRecord* op = peers_[peer].pending.head();
+  while (op != nullptr && !(op->kind == kind && op->stage == stage && op->seq == seq)) {
+    op = op->next;
+  }
+  return op;
+}
+
+void ShmEndpoint::send_fin(PeerId peer, std::uint32_t seq, std::uint64_t status) {
+  if (peer == kAnyPeer || peers_[peer].failed || connect(peer) != Status::ok) return;
+  const wire::Header h{0, wire::kFinBit | seq};
+  if (!push(peers_[peer], &h, sizeof h, &status, sizeof status)) {
+    fin_retry_.push_back({peer, seq, status});
+  }
+}
+
+bool ShmEndpoint::on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, Completion* c) {
+  if (peer == kAnyPeer) return false;
+  OpRecord* op = find_pending(peer, OpKind::send, seq, 1);
+  if (op == nullptr) return false;  // purged meanwhile (peer_failed was reported)
+  if (status == wire::kFinNak) {  // the receiver cannot copy it: stream it through the ring
+    op->stage = 2;
+    op->done_bytes = 0;
+    if (!stream_send(op)) {
+      ++streaming_count_;  // poll() pushes the rest
+      return false;
+    }
+  }
+  peers_[peer].pending.remove(op);
+  *c = Completion{};
+  c->context = op->user_context;
+  c->source = peer;
+  if (status == wire::kFinError) {
+    c->status = Status::error;
+    core_.last_error = "shm: the receiver could not read a large message";
+  }
+  free_op(op);
+  return true;
+}
+
+void ShmEndpoint::fail_peer(PeerId peer) {
+  if (peer >= peers_.size()) return;
+  Peer& p = peers_[peer];
+  p.failed = true;
+  // Same shape as ucp_ep_set_failed: everything outstanding completes with an error.
+  for (OpList* list : {&p.deferred, &p.pending}) {
+    while (OpRecord* op = list->pop_front()) {
+      if (list == &p.deferred) --deferred_count_;
+      if (op->kind == OpKind::send && op->stage == 2) --streaming_count_;
+      Completion c;
+      c.context = op->user_context;
+      c.status = Status::peer_failed;
+      c.source = peer;
+      core_.backlog.push(c);
+      free_op(op);
+    }
+  }
+}
+
+}  // namespace ftmpi::transport

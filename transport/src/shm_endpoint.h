@@ -1,0 +1,139 @@
+// The shm endpoint: peers on this host, through our own shared memory only (no libfabric).
+// Small messages and announcements go through the rings of shm_ring.h (a private ring per
+// sender and receiver, or the receiver's shared ring); large payloads are copied through the
+// sender's bulk slots, read by the receiver with CMA (process_vm_readv, the sender helping with
+// process_vm_writev from 128 KiB on), or, when neither can be used, streamed through the ring.
+// The wire format is in wire.h; matching is the matcher's (matcher.h).
+//
+// Files: shm_endpoint.cpp (region, addresses, the send path, polling the rings, FINs, peer
+// failure), shm_large.cpp (large messages: bulk slots, CMA, the shared copy, streaming).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "matcher.h"
+#include "shm_ring.h"
+#include "transport_core.h"
+#include "wire.h"
+
+namespace ftmpi::transport {
+
+class ShmEndpoint final : public LargeMessageChannel {
+ public:
+  // Largest payload sent inline, in one ring record with its header (above: announced).
+  static constexpr std::size_t kInlineMax = 4096 - wire::kHeaderSize;
+
+  explicit ShmEndpoint(TransportCore& core) : core_(core) {}
+  ShmEndpoint(const ShmEndpoint&) = delete;
+  ShmEndpoint& operator=(const ShmEndpoint&) = delete;
+  ~ShmEndpoint();
+
+  // Creates our region (rings, bulk slots); false with *err.
+  bool init(std::string* err);
+  // [token][pid][uid][magic]: names our region.
+  std::vector<std::uint8_t> address() const;
+  // Whether addr is a shm endpoint's address (from address()).
+  static bool is_address(const std::uint8_t* addr, std::size_t len);
+  // Peer id reaches the endpoint at addr (is_address() was true).
+  void add_peer(PeerId id, const std::uint8_t* addr);
+
+  // The send path: a small message into the peer's ring is finished when this returns (*done,
+  // when done is given); a large one is announced and completes through poll().
+  Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context,
+              bool* done);
+  // Drains our rings into the matcher, posts deferred sends and streams; completions to out.
+  std::size_t poll(Completion* out, std::size_t max);
+  // The purge of peer (Transport::mark_peer_failed): its sends and streaming receives.
+  void fail_peer(PeerId peer);
+
+  bool deliver_large(OpRecord* op, const Arrival& a, Completion* c) override;
+  void drop_large(const Arrival& a) override;
+
+ private:
+  struct Peer {
+    bool failed = false;
+    OpList pending;   // announced sends (FIN to come), streaming receives
+    OpList deferred;  // sends the ring had no room for yet, oldest first
+    std::uint32_t next_seq = 0;  // its next large message's sequence number
+    // How we reach it, decided on the first message and kept (order must not change paths).
+    enum class Path : unsigned char { unconnected, ring, shared, gone } path = Path::unconnected;
+    std::uint64_t pid = 0, uid = 0, token = 0;
+    std::unique_ptr<ring::Region> region;
+    ring::Writer writer;        // Path::ring: our private ring in its region
+    ring::SharedWriter shared;  // Path::shared: its region's shared ring
+  };
+  // One ring of our region. Until its sender's token is among the inserted addresses (a
+  // replacement's message can arrive before we insert it), its messages come from kAnyPeer.
+  struct InboundRing {
+    ring::Reader reader;
+    bool attached = false;
+    std::uint64_t owner = 0;
+    PeerId peer = kAnyPeer;
+  };
+
+  // Opens dst's region and picks its ring once; peer_failed when the region is gone.
+  Status connect(PeerId dst);
+  // One record of a then b on dst's stream; false when there is no room now.
+  bool push(Peer& p, const void* a, std::size_t alen, const void* b, std::size_t blen) {
+    return p.path == Peer::Path::ring ? p.writer.push(a, alen, b, blen)
+                                      : p.shared.push(token_, a, alen, b, blen);
+  }
+  // push(), driving our own rings meanwhile for a little while when the ring is full.
+  bool push_briefly(Peer& p, const void* a, std::size_t alen, const void* b, std::size_t blen);
+  // Starts (or continues) a send the ring could not take at once; false: no room, keep it.
+  bool post_send(OpRecord* op, bool briefly);
+  void finish_send(OpRecord* op, Status s);  // its completion to the backlog, record freed
+  bool flush_deferred(Peer& p);
+  void free_op(OpRecord* op);  // gives a bulk slot back with the record
+  void progress_into_backlog();
+
+  // Receiving (shm_endpoint.cpp): one record of a ring from source.
+  bool on_record(const unsigned char* p, std::size_t got, PeerId source, bool private_ring,
+                 Completion* out);
+  std::size_t poll_ring(InboundRing& r, bool shared, Completion* out, std::size_t max);
+  bool ring_attach(std::size_t index);
+  PeerId peer_of_token(std::uint64_t token) const;
+  void send_fin(PeerId peer, std::uint32_t seq, std::uint64_t status);
+  bool on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, Completion* c);
+  OpRecord* find_pending(PeerId peer, OpKind kind, std::uint32_t seq, std::uint8_t stage);
+
+  // Large messages (shm_large.cpp).
+  bool bulk_stage(OpRecord* op);
+  const unsigned char* bulk_payload(const Arrival& a);
+  int cma_read_shared(const Arrival& a, void* dst);
+  void help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body);
+  // Pushes as much of a streamed send as the ring takes; true when all of it is out.
+  bool stream_send(OpRecord* op);
+  bool on_chunk(PeerId peer, std::uint32_t seq, const unsigned char* body, std::size_t len,
+                Completion* c);
+
+  TransportCore& core_;
+  std::vector<Peer> peers_;  // by PeerId; entries of peers not on this host stay unused
+  std::uint64_t token_ = 0;
+  std::uint64_t pid_ = 0;
+  std::unique_ptr<ring::Region> inbound_;
+  std::vector<InboundRing> in_rings_;  // our private rings, as they get claimed
+  InboundRing shared_in_;
+  std::size_t ring_cursor_ = 0;  // where the next poll starts (fairness among senders)
+  bool in_poll_ = false;
+  std::unordered_map<std::uint64_t, std::vector<PeerId>> peers_of_token_;
+  std::size_t deferred_count_ = 0;
+  std::size_t streaming_count_ = 0;  // sends whose payload goes through the ring (kFinNak)
+  struct PendingFin {
+    PeerId peer;
+    std::uint32_t seq;
+    std::uint64_t status;
+  };
+  std::vector<PendingFin> fin_retry_;  // FINs the ring had no room for yet
+  std::uint64_t split_generation_ = 0;  // of our last Split offer
+  std::vector<bool> bulk_busy_;         // our bulk slots in use (staged, FIN not yet in)
+  // Senders' regions mapped to copy bulk payloads out, by token.
+  std::unordered_map<std::uint64_t, std::unique_ptr<ring::Region>> bulk_sources_;
+};
+
+}  // namespace ftmpi::transport

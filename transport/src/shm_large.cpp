@@ -1,0 +1,271 @@
+// The shm endpoint's large messages (wire.h): bulk slots, CMA reads with the sender's help
+// (the shared copy of shm_ring.h), and the stream through the ring when neither can be used.
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <sched.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "shm_endpoint.h"
+
+namespace ftmpi::transport {
+
+namespace {
+
+// Copies len bytes between our `local` and address `addr` of process pid, in the direction
+// given (process_vm_readv or process_vm_writev); 0 or an errno.
+enum class Cma { read, write };
+int cma_copy(Cma how, std::uint64_t pid, void* local, std::uint64_t addr, std::size_t len) {
+  std::size_t done = 0;
+  while (done < len) {
+    iovec mine{static_cast<char*>(local) + done, len - done};
+    iovec theirs{reinterpret_cast<void*>(addr + done), len - done};
+    const auto p = static_cast<pid_t>(pid);
+    ssize_t n = how == Cma::read ? process_vm_readv(p, &mine, 1, &theirs, 1, 0)
+                                 : process_vm_writev(p, &mine, 1, &theirs, 1, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EFAULT;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// Copies len bytes at remote address addr of process pid into dst; 0 or an errno.
+int cma_read(std::uint64_t pid, void* dst, std::uint64_t addr, std::size_t len) {
+  if (pid == static_cast<std::uint64_t>(getpid())) {
+    if (len != 0) std::memcpy(dst, reinterpret_cast<const void*>(addr), len);
+    return 0;
+  }
+  return cma_copy(Cma::read, pid, dst, addr, len);
+}
+
+}  // namespace
+
+int ShmEndpoint::cma_read_shared(const Arrival& a, void* dst) {
+  auto* out = static_cast<unsigned char*>(dst);
+  const std::uint64_t pid = a.rndv.pid, addr = a.rndv.addr;
+  const auto seq = static_cast<std::uint32_t>(a.rndv.info & wire::kSeqMask);
+  const bool can_split = (a.rndv.info & wire::kSplitOkBit) != 0 && a.len >= wire::kSplitMin &&
+                         pid != pid_ && a.source != kAnyPeer &&
+                         connect(a.source) == Status::ok &&
+                         peers_[a.source].path == Peer::Path::ring;
+  if (!can_split) return cma_read(pid, dst, addr, a.len);
+  // A sender that waits for us to read a large message of its own is reading ours meanwhile
+  // (an exchange): it has no core to spare, so offering would only cost a message.
+  for (const OpRecord* op = peers_[a.source].pending.head(); op != nullptr; op = op->next) {
+    if (op->kind == OpKind::send && op->stage == 1) return cma_read(pid, dst, addr, a.len);
+  }
+  std::atomic<std::uint64_t>& word = inbound_->split();
+  const std::uint64_t gen = ++split_generation_;
+  const std::size_t from = (a.len / 2) & ~std::size_t{63};
+  word.store(ring::split_word(gen, ring::kOffered), std::memory_order_release);
+  const wire::Header h{0, wire::kSplitBit | seq};
+  const wire::Split offer{gen, reinterpret_cast<std::uintptr_t>(dst), pid_, from, a.len};
+  if (!push(peers_[a.source], &h, sizeof h, &offer, sizeof offer)) {
+    word.store(ring::split_word(gen, ring::kTaken), std::memory_order_relaxed);
+    return cma_read(pid, dst, addr, a.len);
+  }
+  const int err = cma_read(pid, out, addr, from);
+  std::uint64_t expected = ring::split_word(gen, ring::kOffered);
+  if (word.compare_exchange_strong(expected, ring::split_word(gen, ring::kTaken),
+                                   std::memory_order_acq_rel)) {
+    return err != 0 ? err : cma_read(pid, out + from, addr + from, a.len - from);
+  }
+  // The sender took it and is copying now, inside its own poll: wait for the end (it writes
+  // into our buffer, so even after an error of our own). A sender that dies meanwhile is
+  // noticed by its pid; one that stops forever, after the retry timeout.
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spins = 1;; ++spins) {
+    const ring::SplitState st = ring::split_state(word.load(std::memory_order_acquire));
+    if (st == ring::kDone) return err;
+    if (st == ring::kFailed) {  // its write was refused: read that part ourselves
+      return err != 0 ? err : cma_read(pid, out + from, addr + from, a.len - from);
+    }
+    if (spins % 256 == 0) {
+      sched_yield();
+      if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return ESRCH;
+      if (core_.knobs.retry_timeout_s > 0 &&
+          std::chrono::steady_clock::now() - start >
+              std::chrono::duration<double>(core_.knobs.retry_timeout_s)) {
+        return ETIMEDOUT;
+      }
+    }
+  }
+}
+
+bool ShmEndpoint::bulk_stage(OpRecord* op) {
+  if (op->len > inbound_->bulk_bytes()) return false;
+  bulk_busy_.resize(inbound_->bulk_count());
+  for (std::size_t i = 0; i < bulk_busy_.size(); ++i) {
+    if (bulk_busy_[i]) continue;
+    bulk_busy_[i] = true;
+    op->bulk_slot = static_cast<std::int32_t>(i);
+    std::memcpy(inbound_->bulk_data(i), op->buf, op->len);
+    return true;
+  }
+  return false;
+}
+
+const unsigned char* ShmEndpoint::bulk_payload(const Arrival& a) {
+  const std::uint64_t pid = a.rndv.pid, addr = a.rndv.addr;
+  const ring::Region* r = nullptr;
+  if (a.rndv.token == token_ && pid == pid_) {
+    r = inbound_.get();
+  } else if (auto it = bulk_sources_.find(a.rndv.token); it != bulk_sources_.end()) {
+    r = it->second.get();
+  } else {
+    auto region = std::make_unique<ring::Region>();
+    if (!region->open(ring::region_name(pid, getuid(), a.rndv.token))) return nullptr;
+    r = region.get();
+    bulk_sources_.emplace(a.rndv.token, std::move(region));
+  }
+  if (r == nullptr || addr >= r->bulk_count() || a.len > r->bulk_bytes()) return nullptr;
+  return r->bulk_data(static_cast<std::size_t>(addr));
+}
+
+void ShmEndpoint::help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body) {
+  if (peer == kAnyPeer) return;
+  Peer& p = peers_[peer];
+  if (p.failed || p.path != Peer::Path::ring) return;
+  wire::Split offer;
+  std::memcpy(&offer, body, sizeof offer);
+  OpRecord* op = find_pending(peer, OpKind::send, seq, 1);
+  // Only for the announced send it names, in the process that owns the region.
+  if (op == nullptr || offer.len != op->len || offer.from > offer.len ||
+      offer.pid != p.pid) {
+    return;
+  }
+  std::atomic<std::uint64_t>& word = p.region->split();
+  std::uint64_t expected = ring::split_word(offer.generation, ring::kOffered);
+  if (!word.compare_exchange_strong(expected, ring::split_word(offer.generation, ring::kClaimed),
+                                    std::memory_order_acq_rel)) {
+    return;  // taken back already (or an old offer)
+  }
+  // process_vm_writev only reads from our buffer, whatever its iovec's constness says.
+  const int err = cma_copy(Cma::write, offer.pid,
+                           const_cast<unsigned char*>(static_cast<const unsigned char*>(op->buf)) +
+                               offer.from,
+                           offer.addr + offer.from, offer.len - offer.from);
+  word.store(ring::split_word(offer.generation, err == 0 ? ring::kDone : ring::kFailed),
+             std::memory_order_release);
+}
+
+bool ShmEndpoint::deliver_large(OpRecord* op, const Arrival& a, Completion* c) {
+  *c = Completion{};
+  c->context = op->user_context;
+  c->tag = a.tag;
+  c->source = a.source;
+  c->message_len = a.len;
+  const auto seq = static_cast<std::uint32_t>(a.rndv.info & wire::kSeqMask);
+  if (a.source == kAnyPeer || peers_[a.source].failed) {
+    // Its payload will not come from a failed peer (and an unknown sender cannot be asked).
+    c->status = Status::peer_failed;
+    core_.last_error = "shm: the sender of a large message has failed";
+    free_op(op);
+    return true;
+  }
+  if (a.len > op->len) {  // truncated: nothing to read, but the sender may finish
+    c->status = Status::truncated;
+    send_fin(a.source, seq, wire::kFinOk);
+    free_op(op);
+    return true;
+  }
+  int err = EPERM;  // a bulk slot we cannot reach: the payload is streamed instead
+  if ((a.rndv.info & wire::kBulkBit) != 0) {
+    if (const unsigned char* src = bulk_payload(a); src != nullptr) {
+      if (a.len != 0) std::memcpy(const_cast<void*>(op->buf), src, a.len);
+      err = 0;
+    }
+  } else if (core_.knobs.shm_cma) {
+    err = cma_read_shared(a, const_cast<void*>(op->buf));
+  }
+  if (err == 0) {
+    c->len = a.len;
+    send_fin(a.source, seq, wire::kFinOk);
+    free_op(op);
+    return true;
+  }
+  if (err == ESRCH) {  // the sender is gone
+    c->status = Status::peer_failed;
+    core_.last_error = "shm: the sender of a large message has exited";
+    free_op(op);
+    return true;
+  }
+  if (err != EPERM && err != ENOSYS) {
+    c->status = Status::error;
+    core_.last_error =
+        std::string("shm: reading a large message (process_vm_readv) failed: ") +
+        std::strerror(err);
+    send_fin(a.source, seq, wire::kFinError);
+    free_op(op);
+    return true;
+  }
+  // No CMA between these processes (EPERM: ptrace rules; or FTMPI_SHM_CMA=0): the sender
+  // streams the payload through its ring, and on_chunk() places it.
+  op->peer = a.source;
+  op->tag = a.tag;
+  op->seq = seq;
+  op->msg_len = a.len;
+  op->stage = 2;
+  op->done_bytes = 0;
+  peers_[a.source].pending.push_back(op);
+  send_fin(a.source, seq, wire::kFinNak);
+  return false;
+}
+
+void ShmEndpoint::drop_large(const Arrival& a) {
+  send_fin(a.source, static_cast<std::uint32_t>(a.rndv.info & wire::kSeqMask), wire::kFinOk);
+}
+
+bool ShmEndpoint::stream_send(OpRecord* op) {
+  Peer& p = peers_[op->peer];
+  // The largest record a ring takes, less the shared ring's token and the chunk's header.
+  const std::size_t room = p.path == Peer::Path::ring ? p.writer.max_record()
+                                                      : p.shared.max_record();
+  const std::size_t chunk_max = room - 8 - wire::kChunkHeaderSize - 8;
+  const auto* buf = static_cast<const unsigned char*>(op->buf);
+  while (op->done_bytes < op->len) {
+    const std::size_t n = std::min(chunk_max, op->len - op->done_bytes);
+    unsigned char head[wire::kChunkHeaderSize];
+    const wire::Header h{0, wire::kChunkBit | op->seq};
+    const wire::Chunk ch{op->done_bytes};
+    std::memcpy(head, &h, sizeof h);
+    std::memcpy(head + sizeof h, &ch, sizeof ch);
+    if (!push(p, head, sizeof head, buf + op->done_bytes, n)) return false;
+    op->done_bytes += n;
+  }
+  return true;
+}
+
+bool ShmEndpoint::on_chunk(PeerId peer, std::uint32_t seq, const unsigned char* body,
+                           std::size_t len, Completion* c) {
+  if (peer == kAnyPeer) return false;
+  OpRecord* op = find_pending(peer, OpKind::recv, seq, 2);
+  wire::Chunk ch;
+  std::memcpy(&ch, body, sizeof ch);
+  const std::size_t n = len - sizeof ch;
+  if (op == nullptr || ch.offset > op->msg_len || n > op->msg_len - ch.offset) return false;
+  std::memcpy(static_cast<unsigned char*>(const_cast<void*>(op->buf)) + ch.offset,
+              body + sizeof ch, n);
+  op->done_bytes += n;
+  if (op->done_bytes < op->msg_len) return false;
+  peers_[peer].pending.remove(op);
+  *c = Completion{};
+  c->context = op->user_context;
+  c->tag = op->tag;
+  c->source = peer;
+  c->len = c->message_len = op->msg_len;
+  free_op(op);
+  return true;
+}
+
+}  // namespace ftmpi::transport

@@ -1,0 +1,154 @@
+// The Transport: opening, addresses and routing, the receive side's entry into the matcher,
+// and the one peer-failure path.
+#include "transport.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "provider.h"
+
+namespace ftmpi::transport {
+
+namespace {
+
+constexpr std::uint64_t kMagic = 0x31524441544d5446ull;  // "FTMADR1"
+constexpr std::size_t kPrefix = 2 * sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t);
+
+void append(std::vector<std::uint8_t>* out, const void* p, std::size_t n) {
+  const auto* b = static_cast<const std::uint8_t*>(p);
+  out->insert(out->end(), b, b + n);
+}
+
+}  // namespace
+
+std::uint64_t this_host_id() {
+  char name[256] = {};
+  (void)gethostname(name, sizeof name - 1);
+  std::string id = name;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  if (std::getline(boot, boot_id)) id += "/" + boot_id;
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::unique_ptr<Endpoint> Endpoint::open(const std::string& provider, std::string* err) {
+  Knobs knobs = Knobs::from_environment();
+  auto t = std::make_unique<Transport>();
+  if (!t->init(resolve_provider(provider, knobs.provider), knobs, err)) return nullptr;
+  return t;
+}
+
+bool Transport::init(const std::string& provider, const Knobs& knobs, std::string* err) {
+  core_.knobs = knobs;
+  host_ = this_host_id();
+  std::vector<std::uint8_t> shm_addr, net_addr;
+  if (provider == "shm") {
+    shm_ = std::make_unique<ShmEndpoint>(core_);
+    if (!shm_->init(err)) return false;
+    shm_addr = shm_->address();
+    provider_ = "shm";
+  } else {
+    net_ = std::make_unique<NetEndpoint>(core_);
+    if (!net_->init(provider, err)) return false;
+    net_addr = net_->address();
+    provider_ = net_->provider_name();
+  }
+  const auto shm_len = static_cast<std::uint32_t>(shm_addr.size());
+  const auto net_len = static_cast<std::uint32_t>(net_addr.size());
+  append(&address_, &kMagic, sizeof kMagic);
+  append(&address_, &host_, sizeof host_);
+  append(&address_, &shm_len, sizeof shm_len);
+  append(&address_, &net_len, sizeof net_len);
+  address_.insert(address_.end(), shm_addr.begin(), shm_addr.end());
+  address_.insert(address_.end(), net_addr.begin(), net_addr.end());
+  return true;
+}
+
+Status Transport::insert_peers(const std::vector<std::vector<std::uint8_t>>& addrs) {
+  for (const auto& a : addrs) {
+    const auto id = static_cast<PeerId>(routes_.size());
+    std::uint64_t magic = 0, host = 0;
+    std::uint32_t shm_len = 0, net_len = 0;
+    if (a.size() >= kPrefix) {
+      std::memcpy(&magic, a.data(), 8);
+      std::memcpy(&host, a.data() + 8, 8);
+      std::memcpy(&shm_len, a.data() + 16, 4);
+      std::memcpy(&net_len, a.data() + 20, 4);
+    }
+    if (magic != kMagic || a.size() != kPrefix + std::size_t{shm_len} + net_len) {
+      core_.last_error = "peer " + std::to_string(id) + ": not a transport address";
+      return Status::error;
+    }
+    const std::uint8_t* shm_addr = a.data() + kPrefix;
+    const std::uint8_t* net_addr = shm_addr + shm_len;
+    if (shm_ != nullptr && host == host_ && ShmEndpoint::is_address(shm_addr, shm_len)) {
+      shm_->add_peer(id, shm_addr);
+      routes_.push_back(Route::shm);
+    } else if (net_ != nullptr && net_len != 0) {
+      if (!net_->add_peer(id, net_addr, net_len)) return Status::error;
+      routes_.push_back(Route::net);
+    } else {
+      core_.last_error = "peer " + std::to_string(id) +
+                         (host == host_ ? " uses another provider (FTMPI_PROVIDER differs)"
+                                        : " is on another host, and this process has no "
+                                          "libfabric endpoint");
+      return Status::error;
+    }
+    failed_.push_back(0);
+  }
+  return Status::ok;
+}
+
+Status Transport::unknown_peer(PeerId peer) {
+  core_.last_error = "peer " + std::to_string(peer) + " was never inserted";
+  return Status::error;
+}
+
+Status Transport::recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                       std::uint64_t ignore, void* context) {
+  if (src != kAnyPeer) {
+    if (src >= routes_.size()) return unknown_peer(src);
+    if (failed_[src] != 0) return Status::peer_failed;
+  }
+  core_.matcher.post_recv(src, buf, len, tag, ignore, context);
+  return Status::ok;
+}
+
+Status Transport::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) {
+  if (src != kAnyPeer) {
+    if (src >= routes_.size()) return unknown_peer(src);
+    if (failed_[src] != 0) return Status::peer_failed;
+  }
+  // A probe asks what has arrived: let the endpoints hand their arrivals to the matcher first.
+  Completion batch[16];
+  std::size_t n = shm_ != nullptr ? shm_->poll(batch, 16) : 0;
+  if (net_ != nullptr) n += net_->poll(batch + n, 16 - n);
+  for (std::size_t i = 0; i < n; ++i) core_.backlog.push(batch[i]);
+  core_.matcher.probe(src, tag, ignore, context);
+  return Status::ok;
+}
+
+Status Transport::cancel(void* context) {
+  // Not pending any more (matched, or not a receive): its Completion says what happened.
+  (void)core_.matcher.cancel(context);
+  return Status::ok;
+}
+
+void Transport::mark_peer_failed(PeerId peer) {
+  if (peer >= routes_.size() || failed_[peer] != 0) return;
+  failed_[peer] = 1;
+  // Mark, then purge everything that waits for the peer (UCX's ucp_ep_set_failed): receives
+  // directed at it in the matcher, and the route's sends and payload transfers.
+  core_.matcher.fail_peer(peer);
+  if (routes_[peer] == Route::shm) {
+    shm_->fail_peer(peer);
+  } else {
+    net_->fail_peer(peer);
+  }
+}
+
+}  // namespace ftmpi::transport

@@ -1,0 +1,82 @@
+// The Endpoint the engine sees: routes every peer to one of two endpoints, both delivering into
+// one matcher (MPICH ch4's shm/netmod split): peers on this host to the shm endpoint
+// (shm_endpoint.h, our own shared memory), peers on other hosts, or every peer when
+// FTMPI_PROVIDER names a libfabric provider, to the libfabric endpoint (net_endpoint.h, which
+// loads libfabric only then). Receives, probes and cancels go to the matcher (matcher.h).
+//
+// The send path, for a newcomer: endpoint.h (Endpoint::send) -> transport.h (Transport::send,
+// the route) -> shm_endpoint.cpp (ShmEndpoint::send) -> shm_ring.cpp (Writer::push); or
+// -> net_endpoint.cpp (NetEndpoint::send, fi_tinject / fi_tsend).
+//
+// Addresses: [kMagic][host id][shm length][net length][shm address][libfabric address], so a
+// peer's address says which host it is on and how each endpoint reaches it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ftmpi/transport/endpoint.h"
+#include "net_endpoint.h"
+#include "shm_endpoint.h"
+#include "transport_core.h"
+
+namespace ftmpi::transport {
+
+class Transport final : public Endpoint {
+ public:
+  Transport() = default;
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // provider: "shm" (this host only) or a libfabric provider for every peer; false with *err.
+  bool init(const std::string& provider, const Knobs& knobs, std::string* err);
+
+  const std::string& provider_name() const override { return provider_; }
+  std::vector<std::uint8_t> address() const override { return address_; }
+  Status insert_peers(const std::vector<std::vector<std::uint8_t>>& addrs) override;
+
+  using Endpoint::send;
+  Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context,
+              bool* done) override {
+    if (dst < routes_.size()) {
+      if (routes_[dst] == Route::shm) return shm_->send(dst, buf, len, tag, context, done);
+      return net_->send(dst, buf, len, tag, context, done);
+    }
+    if (done != nullptr) *done = false;
+    return unknown_peer(dst);
+  }
+  Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
+              void* context) override;
+  Status cancel(void* context) override;
+  Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) override;
+  std::size_t poll(Completion* out, std::size_t max) override {
+    std::size_t n = core_.backlog.empty() ? 0 : core_.backlog.drain(out, max);
+    if (n < max && shm_ != nullptr) n += shm_->poll(out + n, max - n);
+    if (n < max && net_ != nullptr) n += net_->poll(out + n, max - n);
+    return n;
+  }
+  void mark_peer_failed(PeerId peer) override;
+  void discard_unexpected() override { core_.matcher.discard_unexpected(); }
+  const std::string& last_error() const override { return core_.last_error; }
+
+ private:
+  enum class Route : unsigned char { shm, net };
+  Status unknown_peer(PeerId peer);
+
+  // Declared first, destroyed last: the endpoints return records to its pool.
+  TransportCore core_;
+  std::unique_ptr<ShmEndpoint> shm_;
+  std::unique_ptr<NetEndpoint> net_;
+  std::string provider_;
+  std::uint64_t host_ = 0;
+  std::vector<std::uint8_t> address_;
+  std::vector<Route> routes_;           // by PeerId
+  std::vector<unsigned char> failed_;   // by PeerId: mark_peer_failed was called
+};
+
+// This host's identity in addresses: its name and boot id (namespace hosts differ by name).
+std::uint64_t this_host_id();
+
+}  // namespace ftmpi::transport
