@@ -5,6 +5,8 @@
 // close -> on_close -> ...), closes triggered while writing are deferred to a zero-delay timer.
 #include "control_server.h"
 
+#include <poll.h>
+
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -226,6 +228,13 @@ void ControlServer::drop(std::uint64_t id, const std::string& why) {
     loop_.remove_fd(c->fd);
     close(c->fd);
     if (c->authenticated && handlers_.on_close) handlers_.on_close(id);
+}
+
+bool ControlServer::peer_gone(std::uint64_t client) const {
+    auto it = conns_.find(client);
+    if (it == conns_.end()) return true;
+    pollfd p{it->second->fd, POLLRDHUP, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 }  // namespace ftmpi::daemon

@@ -39,6 +39,9 @@ public:
     // Close once everything queued has been written (or the peer stops reading for too long).
     void close_after_flush(std::uint64_t client);
     std::size_t connection_count() const noexcept { return conns_.size(); }
+    // True if the client has closed its end (or is unknown), asked without waiting for the
+    // loop: a long launch checks it between ranks so that a launcher killed mid-launch stops it.
+    bool peer_gone(std::uint64_t client) const;
     bool ever_authenticated() const noexcept { return ever_authenticated_; }
 
     static constexpr std::size_t kCongestedBytes = 4u << 20;

@@ -25,6 +25,7 @@ namespace {
 
 constexpr auto kPrivateIdleLimit = std::chrono::seconds(30);  // launcher never showed up
 constexpr auto kShutdownLimit = std::chrono::seconds(3);
+constexpr auto kWatchdogMargin = std::chrono::seconds(2);  // beyond kShutdownLimit: the loop is stuck
 
 std::string dir_of(const std::string& path) {
     auto slash = path.rfind('/');
@@ -115,6 +116,12 @@ Status Daemon::start(std::string& why) {
     loop_.add_fd(upcalls_.fd(), EPOLLIN, [this](std::uint32_t) {
         for (Upcall& u : upcalls_.drain()) jobs_->handle_upcall(u);
     });
+    if (opts_.watch_fd >= 0 &&
+        !launcher_watch_.start(loop_, opts_.watch_fd, kShutdownLimit + kWatchdogMargin,
+                               [this] { begin_shutdown("the launcher is gone"); })) {
+        why = "cannot watch the launcher";
+        return Status::system_error;
+    }
     if (opts_.private_mode) {
         loop_.add_timer(kPrivateIdleLimit, [this] {
             if (!control_->ever_authenticated()) begin_shutdown("no launcher connected");
@@ -164,6 +171,12 @@ void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
                 return;
             }
             jobs_->launch(client, std::move(m));
+            if (opts_.test_stall) {
+                // Tests of the launcher watchdog: a loop that never comes back, as in a
+                // deadlock. Every signal is blocked for the signalfd, so pause() never returns.
+                FTMPID_WARN("FTMPI_TEST_DAEMON_STALL: the loop stops here");
+                for (;;) pause();
+            }
             return;
         }
         case proto::MsgType::query_state:

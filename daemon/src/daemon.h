@@ -9,6 +9,7 @@
 #include "core_binder.h"
 #include "event_loop.h"
 #include "job_supervisor.h"
+#include "launcher_watch.h"
 #include "monitor_socket.h"
 #include "pmix_host.h"
 #include "signal_source.h"
@@ -20,6 +21,8 @@ struct DaemonOptions {
     std::string socket_path;   // control socket; the token goes to "<socket>.token"
     bool private_mode = false; // serve one launcher, exit when its job has ended
     int ready_fd = -1;         // written "ready\n" once clients can connect, then closed
+    int watch_fd = -1;         // end of file here: the launcher is gone (launcher_watch.h)
+    bool test_stall = false;   // tests only: the loop stops working after a launch
     bool bind_cores = true;
 };
 
@@ -49,6 +52,7 @@ private:
     std::unique_ptr<ControlServer> control_;
     std::unique_ptr<JobSupervisor> jobs_;
     std::unique_ptr<MonitorSocket> monitor_;
+    LauncherWatch launcher_watch_;
     std::string registry_file_;
     std::uint64_t start_ms_ = 0;
     std::string token_path_;

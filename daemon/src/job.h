@@ -46,6 +46,10 @@ struct Job {
     std::string id;             // PMIx namespace and FTMPI_JOBID
     proto::LaunchJob spec;
     std::string exe;            // the resolved program; REBUILD replacements run it too
+    // Random per job, in its processes' environment only (FTMPI_EVENT_SEAL) and in every
+    // failure event the daemon sends: the library believes no failure event without it, so a
+    // process's own PMIx_Notify_event cannot declare a peer dead (SPEC 5.2).
+    std::string event_seal;
     std::uint64_t client = 0;   // control connection that launched it; 0 once gone
     std::vector<RankProc> ranks;
     JobPhase phase = JobPhase::running;

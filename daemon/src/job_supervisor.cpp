@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "ftmpi_proto/auth_token.h"
 #include "ftmpi_proto/tcp_nodelay.h"
 #include "log.h"
 #include "rank_launcher.h"
@@ -34,7 +35,8 @@ bool is_reserved_env(const std::string& entry) {
     // settings are the user's tuning and pass through.
     if (entry.compare(0, 5, "PMIX_") == 0 && entry.compare(0, 9, "PMIX_MCA_") != 0) return true;
     for (const char* name : {"FTMPI_JOBID=", "FTMPI_NPROCS=", "FTMPI_RANK=", "FTMPI_LOCAL_RANK=",
-                             "FTMPI_COMM_MODE=", "FTMPI_MSG_MODE=", "FTMPI_MONITOR_SOCKET="}) {
+                             "FTMPI_COMM_MODE=", "FTMPI_MSG_MODE=", "FTMPI_MONITOR_SOCKET=",
+                             "FTMPI_EVENT_SEAL="}) {
         if (entry.compare(0, std::char_traits<char>::length(name), name) == 0) return true;
     }
     return false;
@@ -98,6 +100,14 @@ std::vector<std::string> JobSupervisor::build_env(const Job& job, std::uint32_t 
     };
     for (const auto& e : job.spec.env)
         if (e.find('=') != std::string::npos && !is_reserved_env(e)) set(e);
+    // The InfiniPath library that libfabric's psm provider pulls in installs handlers for
+    // SIGSEGV, SIGTERM and others from a load-time constructor and exits 1 from them, so a rank
+    // killed by a signal was reported as "exited with status 1" (issue 16 item 6). Vendor
+    // handlers stay out unless the user asks (FTMPI_VENDOR_BACKTRACE=1) or set these already.
+    if (index.count("FTMPI_VENDOR_BACKTRACE") == 0 || env[index["FTMPI_VENDOR_BACKTRACE"]] != "FTMPI_VENDOR_BACKTRACE=1") {
+        for (const char* quiet : {"IPATH_NO_BACKTRACE", "HFI_NO_BACKTRACE"})
+            if (index.count(quiet) == 0) set(std::string(quiet) + "=1");
+    }
     set("FTMPI_JOBID=" + job.id);
     set("FTMPI_NPROCS=" + std::to_string(job.spec.nprocs));
     set("FTMPI_RANK=" + std::to_string(rank));
@@ -105,6 +115,7 @@ std::vector<std::string> JobSupervisor::build_env(const Job& job, std::uint32_t 
     set(std::string("FTMPI_COMM_MODE=") + proto::to_string(job.spec.comm_mode));
     set(std::string("FTMPI_MSG_MODE=") + proto::to_string(job.spec.msg_mode));
     if (!monitor_socket_.empty()) set("FTMPI_MONITOR_SOCKET=" + monitor_socket_);
+    set("FTMPI_EVENT_SEAL=" + job.event_seal);
     for (const auto& e : pmix_env) set(e);
     return env;
 }
@@ -125,6 +136,8 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     job.client = client;
     job.start_ms = wall_clock_ms();
     job.spec = std::move(spec);
+    if (proto::token_generate(job.event_seal) != proto::ProtoStatus::ok)
+        return refuse_launch(client, 1, "cannot generate the job's event seal");
     if (pmix_.register_job(job.id, job.spec.nprocs, hostname_, why) != Status::ok)
         return refuse_launch(client, 1, why);
     jobs_.emplace(job.id, std::move(owned));
@@ -139,7 +152,10 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
         job.ranks[r].rank = r;
         job.ranks[r].world_rank = r;
         std::vector<std::string> pmix_env;
-        Status st = pmix_.prepare_client(job.id, r, getuid(), getgid(), pmix_env, why);
+        // A launcher killed mid-launch must stop the launch, not find it finished later.
+        Status st = control_.peer_gone(client) ? Status::spawn_failed : Status::ok;
+        if (st != Status::ok) why = "the launcher is gone";
+        if (st == Status::ok) st = pmix_.prepare_client(job.id, r, getuid(), getgid(), pmix_env, why);
         if (st == Status::ok) st = start_process(job, job.ranks[r], pmix_env, {}, why);
         if (st != Status::ok) {
             // Ranks already started are killed; the ones never started count as exited.
@@ -233,7 +249,7 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
             RankProc& p = job->ranks[u.base + i];
             if (p.pid <= 0) {
                 p.exited = true;
-                (void)pmix_.notify_proc_aborted(job->id, p.rank);
+                (void)pmix_.notify_proc_aborted(job->id, p.rank, job->event_seal);
             }
         }
         return u.complete_spawn(PMIX_ERR_SYS_OTHER, "");
@@ -333,7 +349,7 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
         }
         if (!job.first_failure_code) job.first_failure_code = failure_exit_code(rank);
         continues = job.others_alive(rank.rank);
-        if (continues) (void)pmix_.notify_proc_aborted(job.id, rank.rank);
+        if (continues) (void)pmix_.notify_proc_aborted(job.id, rank.rank, job.event_seal);
     } else if (job.phase == JobPhase::killing) {
         rank.failed = false;  // we killed it; the job's outcome already says why
     }
@@ -362,7 +378,9 @@ void JobSupervisor::handle_upcall(Upcall& u) {
             u.complete(PMIX_ERR_NOT_FOUND);  // no remote processes exist
             return;
         case UpcallKind::notify_event:
-            u.complete(PMIX_SUCCESS);
+            // Already answered on PMIx's thread (pmix_module.cpp); a client's event never
+            // changes the daemon's view of the job: failures are what the daemon itself reaps.
+            FTMPID_DEBUG("%s rank %u sent event %d; not forwarded", u.nspace.c_str(), u.rank, u.status);
             return;
         case UpcallKind::spawn:
             spawn_replacements(u);

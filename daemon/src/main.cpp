@@ -14,10 +14,11 @@ namespace {
 
 void usage(FILE* out) {
     std::fprintf(out,
-                 "usage: ftmpid [--socket PATH] [--private] [--ready-fd N] [--log FILE] [--no-bind] [--quiet|--verbose]\n"
+                 "usage: ftmpid [--socket PATH] [--private] [--ready-fd N] [--watch-fd N] [--log FILE] [--no-bind] [--quiet|--verbose]\n"
                  "  --socket PATH  control socket (default $FTMPI_DAEMON_SOCKET or /tmp/ftmpi-$UID/ftmpid.sock)\n"
                  "  --private      serve one mpirun and exit when its job has ended\n"
                  "  --ready-fd N   write \"ready\" to descriptor N once listening\n"
+                 "  --watch-fd N   end the jobs and exit when descriptor N reaches end of file\n"
                  "  --log FILE     append log lines to FILE instead of stderr\n"
                  "  --no-bind      do not bind ranks to cores (also FTMPI_BIND=none)\n"
                  "  --quiet        log errors only\n"
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "ftmpid: cannot open log file %s\n", path);
                 return 2;
             }
+        } else if (a == "--watch-fd") {
+            opts.watch_fd = std::atoi(value("--watch-fd"));
         } else if (a == "--no-bind") {
             opts.bind_cores = false;
         } else if (a == "--quiet") {
@@ -70,6 +73,8 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (const char* stall = std::getenv("FTMPI_TEST_DAEMON_STALL"); stall != nullptr && std::strcmp(stall, "1") == 0)
+        opts.test_stall = true;
     if (opts.socket_path.empty() || opts.socket_path[0] != '/') {
         std::fprintf(stderr, "ftmpid: the socket path must be absolute\n");
         return 2;

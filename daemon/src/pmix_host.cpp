@@ -244,12 +244,13 @@ void PmixHost::deregister_job(const std::string& nspace) {
     if (done.wait() != PMIX_SUCCESS) FTMPID_WARN("deregistering namespace %s did not complete", nspace.c_str());
 }
 
-Status PmixHost::notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank) {
+Status PmixHost::notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank, const std::string& seal) {
     pmix_proc_t dead = make_proc(nspace, dead_rank);
     auto* hold = new NotifyHold;
-    hold->ninfo = 1;
+    hold->ninfo = 2;
     PMIX_INFO_CREATE(hold->info, hold->ninfo);
     PMIx_Info_load(&hold->info[0], PMIX_EVENT_AFFECTED_PROC, &dead, PMIX_PROC);
+    PMIx_Info_load(&hold->info[1], "ftmpi.seal", seal.c_str(), PMIX_STRING);
     // The source must belong to the job's namespace for PMIX_RANGE_NAMESPACE to reach it.
     pmix_status_t rc = PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &dead, PMIX_RANGE_NAMESPACE, hold->info,
                                          hold->ninfo, NotifyHold::release, hold);

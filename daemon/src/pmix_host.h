@@ -35,8 +35,8 @@ public:
     void deregister_job(const std::string& nspace);
 
     // Tells every other process of `nspace` that `dead_rank` died (PMIX_ERR_PROC_ABORTED with
-    // PMIX_EVENT_AFFECTED_PROC, range namespace).
-    Status notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank);
+    // PMIX_EVENT_AFFECTED_PROC, range namespace), sealed with the job's `seal` (info "ftmpi.seal").
+    Status notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank, const std::string& seal);
 
 private:
     UpcallQueue& queue_;

@@ -84,15 +84,22 @@ pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size
 }
 
 pmix_status_t on_notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t, pmix_info_t[],
-                              size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
-    // Local delivery is done by the PMIx library itself; with one host there is nobody further
-    // to forward to, so the loop only acknowledges it.
-    return guarded([&] {
-        Upcall u = upcall_for(UpcallKind::notify_event, source, cbdata);
+                              size_t, pmix_op_cbfunc_t, void*) {
+    // A client's event: PMIx has already delivered it to the local processes it concerns, and
+    // with one host there is nobody further to forward it to. Answer "done, no callback will
+    // follow". Returning PMIX_SUCCESS instead promised a later callback, but PMIx 4.2 (its prm
+    // framework) treats only PMIX_OPERATION_IN_PROGRESS as pending and frees the callback's
+    // data at once: the late callback from our loop then wrote into freed memory (ftmpid died
+    // with "malloc(): unaligned tcache chunk detected" or deadlocked; issue 16 item 3).
+    // The loop only logs it, so nothing of PMIx's is kept.
+    try {
+        Upcall u = upcall_for(UpcallKind::notify_event, source, nullptr);
         u.status = code;
-        u.op_cb = cbfunc;
-        return u;
-    });
+        g_queue->push(std::move(u));
+    } catch (...) {
+        // Not even logging it is fine: nothing depends on it.
+    }
+    return PMIX_OPERATION_SUCCEEDED;
 }
 
 // REBUILD (SPEC 4.2): a process of a job asks for replacement processes of its own job. Only

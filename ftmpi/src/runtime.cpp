@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "ftmpi_proto/tcp_nodelay.h"
 
@@ -29,24 +30,62 @@ bool get_u32(const pmix_proc_t* proc, const char* key, std::uint32_t* out) {
   return ok;
 }
 
-// Runs on PMIx's event thread: record and return at once.
+// What a believable failure event must carry; written before the handler is registered and
+// only read by it afterwards.
+std::string g_event_seal;  // FTMPI_EVENT_SEAL from our daemon; empty under another launcher
+std::string g_nspace;
+
+// The largest process index a job can have (the daemon's limit: 16-bit PMIx local ranks).
+constexpr pmix_rank_t kMaxProcIndex = 65535;
+
+// Only our own daemon may declare a process dead (SPEC 5.2). Any client of the PMIx server
+// can call PMIx_Notify_event, and PMIx hands its event to every process of the namespace
+// exactly like the daemon's, so an event counts only if it carries the job's seal (ftmpid puts
+// it in every failure event and in our environment, nowhere else) and names a plausible
+// process of our own job. Under another PMIx launcher (no seal) the source checks still apply.
+int believable_failure(const pmix_proc_t* source, const pmix_info_t info[], size_t ninfo) {
+  const pmix_proc_t* affected = nullptr;
+  bool sealed = false;
+  for (size_t i = 0; i < ninfo; ++i) {
+    if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC &&
+        info[i].value.data.proc != nullptr) {
+      affected = info[i].value.data.proc;
+    } else if (PMIX_CHECK_KEY(&info[i], "ftmpi.seal") && info[i].value.type == PMIX_STRING &&
+               info[i].value.data.string != nullptr) {
+      sealed = !g_event_seal.empty() && g_event_seal == info[i].value.data.string;
+    }
+  }
+  if (!g_event_seal.empty() && !sealed) return -1;
+  if (affected == nullptr) affected = source;  // older runtimes name the dead process as source
+  if (affected == nullptr || affected->rank > kMaxProcIndex) return -1;  // also wildcard/undef
+  if (g_nspace != std::string(affected->nspace, strnlen(affected->nspace, PMIX_MAX_NSLEN))) return -1;
+  return static_cast<int>(affected->rank);
+}
+
+// Runs on PMIx's event thread: check, record and return at once.
 void on_proc_failure(size_t, pmix_status_t, const pmix_proc_t* source, pmix_info_t info[],
                      size_t ninfo, pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc,
                      void* cbdata) {
-  int failed = -1;
-  for (size_t i = 0; i < ninfo; ++i) {
-    if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC) {
-      failed = static_cast<int>(info[i].value.data.proc->rank);
-    }
-  }
-  if (failed < 0 && source != nullptr) failed = static_cast<int>(source->rank);
+  const int failed = believable_failure(source, info, ninfo);
   if (failed >= 0 && g_runtime_for_events != nullptr) g_runtime_for_events->push_failure(failed);
   if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+}
+
+// libfabric's psm provider pulls in the InfiniPath library, whose load-time constructor
+// installs handlers for SIGSEGV, SIGTERM, ... that exit 1, hiding how a rank died (issue 16
+// item 6). ftmpid sets these in the environment of its ranks; this covers other launchers when
+// libfabric is loaded after MPI_Init starts (a library linked at start-up has read them already).
+void keep_vendor_signal_handlers_out() {
+  const char* ask = std::getenv("FTMPI_VENDOR_BACKTRACE");
+  if (ask != nullptr && std::strcmp(ask, "1") == 0) return;
+  setenv("IPATH_NO_BACKTRACE", "1", 0);
+  setenv("HFI_NO_BACKTRACE", "1", 0);
 }
 
 }  // namespace
 
 bool Runtime::init(std::string* err) {
+  keep_vendor_signal_handlers_out();
   // Without a PMIx server in our environment we are a singleton; don't let PMIx go looking.
   if (std::getenv("PMIX_NAMESPACE") == nullptr && std::getenv("PMIX_SERVER_URI41") == nullptr &&
       std::getenv("PMIX_SERVER_URI4") == nullptr && std::getenv("PMIX_SERVER_URI3") == nullptr &&
@@ -97,6 +136,10 @@ bool Runtime::init(std::string* err) {
     if (ms > 0) failure_delay_ = std::chrono::milliseconds(ms);
   }
 
+  g_nspace = nspace_;
+  if (const char* seal = std::getenv("FTMPI_EVENT_SEAL"); seal != nullptr) {
+    g_event_seal = seal;  // left in the environment: unsetenv races PMIx's threads' getenv
+  }
   g_runtime_for_events = this;
   pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED};
   PMIx_Register_event_handler(codes, 1, nullptr, 0, on_proc_failure, nullptr, nullptr);

@@ -67,6 +67,10 @@ LinkStatus DaemonLink::connect_or_start(std::string& why) {
 }
 
 LinkStatus DaemonLink::try_connect(const std::string& socket_path, std::string& why) {
+    // A daemon is only believed in a directory that is ours alone; anything in a directory
+    // another user could write to may be theirs (a fake daemon, a FIFO at the token path).
+    if (proto::check_private_dir(socket_path.substr(0, socket_path.rfind('/')), why) != proto::ProtoStatus::ok)
+        return LinkStatus::failed;
     std::string token;
     if (proto::token_read(proto::token_path_for_socket(socket_path), token, why) != proto::ProtoStatus::ok)
         return LinkStatus::failed;
@@ -93,9 +97,14 @@ LinkStatus DaemonLink::try_connect(const std::string& socket_path, std::string& 
 }
 
 LinkStatus DaemonLink::start_private(std::string& why) {
-    const std::string base = "/tmp/ftmpi-" + std::to_string(geteuid());
-    if (proto::ensure_private_dir(base, why) != proto::ProtoStatus::ok) return LinkStatus::failed;
+    // The usual place is our base directory. If its name is taken by something we must not use
+    // (another user's directory, a symlink, a file), the job neither waits nor fails: mkdtemp
+    // beside it makes a fresh directory that only we can enter.
+    const std::string base = proto::runtime_base_dir();
     std::string dir_template = base + "/run-XXXXXX";
+    std::string base_why;
+    if (proto::ensure_private_dir(base, base_why) != proto::ProtoStatus::ok)
+        dir_template = base + "-run-XXXXXX";
     std::vector<char> dir(dir_template.begin(), dir_template.end());
     dir.push_back('\0');
     if (mkdtemp(dir.data()) == nullptr) {
@@ -114,8 +123,17 @@ LinkStatus DaemonLink::start_private(std::string& why) {
         why = std::string("pipe: ") + std::strerror(errno);
         return LinkStatus::failed;
     }
+    // Its read end goes to the daemon (--watch-fd); the write end stays open in mpirun only,
+    // until mpirun ends by any path, SIGKILL included (daemon/src/launcher_watch.h).
+    int watch[2];
+    if (pipe2(watch, O_CLOEXEC) != 0) {
+        why = std::string("pipe: ") + std::strerror(errno);
+        close(ready[0]);
+        close(ready[1]);
+        return LinkStatus::failed;
+    }
     // Build argv before fork; only async-signal-safe calls happen in the child.
-    std::vector<std::string> args = {daemon, "--private", "--socket", socket_path, "--ready-fd", "3"};
+    std::vector<std::string> args = {daemon, "--private", "--socket", socket_path, "--ready-fd", "3", "--watch-fd", "4"};
     if (const char* log = std::getenv("FTMPI_DAEMON_LOG"); log != nullptr && *log != '\0') {
         args.emplace_back("--log");
         args.emplace_back(log);
@@ -141,18 +159,26 @@ LinkStatus DaemonLink::start_private(std::string& why) {
             dup2(devnull, STDIN_FILENO);
             dup2(devnull, STDOUT_FILENO);
         }
-        dup2(ready[1], 3);  // dup2 clears close-on-exec on the copy
+        // Moved out of the way first so that placing one cannot overwrite the other.
+        int ready_fd = fcntl(ready[1], F_DUPFD_CLOEXEC, 10);
+        int watch_fd = fcntl(watch[0], F_DUPFD_CLOEXEC, 10);
+        if (ready_fd < 0 || watch_fd < 0) _exit(127);
+        dup2(ready_fd, 3);  // dup2 clears close-on-exec on the copy
+        dup2(watch_fd, 4);
         execv(daemon.c_str(), argv.data());
         _exit(127);
     }
     close(ready[1]);
+    close(watch[0]);
     if (pid < 0) {
         close(ready[0]);
+        close(watch[1]);
         why = std::string("fork: ") + std::strerror(errno);
         return LinkStatus::failed;
     }
     private_pid_ = pid;
     private_dir_ = dir.data();
+    watch_fd_ = watch[1];
     std::string verdict = read_ready_line(ready[0]);
     close(ready[0]);
     if (verdict != "ready") {
@@ -168,6 +194,10 @@ void DaemonLink::close_and_reap() {
     if (fd_ >= 0) {
         close(fd_);
         fd_ = -1;
+    }
+    if (watch_fd_ >= 0) {
+        close(watch_fd_);
+        watch_fd_ = -1;
     }
     if (private_pid_ <= 0) return;
     // The daemon exits as soon as it sees us gone; give it a moment, then insist.

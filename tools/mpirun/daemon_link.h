@@ -35,6 +35,7 @@ private:
 
     int fd_ = -1;
     pid_t private_pid_ = -1;
+    int watch_fd_ = -1;        // write end of the private daemon's --watch-fd pipe
     std::string private_dir_;  // removed after the private daemon has exited
     proto::FrameDecoder decoder_;
 };

@@ -51,13 +51,14 @@ ProtoStatus token_write(const std::string& path, const std::string& token) {
 }
 
 ProtoStatus token_read(const std::string& path, std::string& out, std::string& why) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO another user put at this path must not block us in open() or read().
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         why = "cannot open " + path + ": " + std::strerror(errno);
         return ProtoStatus::io_error;
     }
     struct stat st {};
-    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
         close(fd);
         why = path + " is not a private file owned by this user";
         return ProtoStatus::auth_failed;

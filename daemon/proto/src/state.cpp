@@ -5,6 +5,7 @@
 
 #include "ftmpi_proto/frame.h"
 #include "ftmpi_proto/messages.h"
+#include "ftmpi_proto/unix_socket.h"
 #include "ftmpi_proto/wire.h"
 
 namespace ftmpi::proto {
@@ -207,7 +208,7 @@ ProtoStatus decode_report(const std::uint8_t* data, std::size_t n, CommReport& o
     return st;
 }
 
-std::string daemon_registry_dir() { return "/tmp/ftmpi-" + std::to_string(geteuid()) + "/daemons"; }
+std::string daemon_registry_dir() { return runtime_base_dir() + "/daemons"; }
 std::string daemon_registry_file(int pid) { return daemon_registry_dir() + "/" + std::to_string(pid); }
 
 }  // namespace ftmpi::proto

@@ -31,6 +31,10 @@ ProtoStatus ensure_private_dir(const std::string& dir, std::string& why) {
         why = "cannot create " + dir + ": " + std::strerror(errno);
         return ProtoStatus::io_error;
     }
+    return check_private_dir(dir, why);
+}
+
+ProtoStatus check_private_dir(const std::string& dir, std::string& why) {
     struct stat st {};
     if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
         why = dir + " is not a directory";
@@ -130,9 +134,16 @@ ProtoStatus read_frame(int fd, FrameDecoder& dec, Frame& out, std::chrono::milli
     }
 }
 
+std::string runtime_base_dir() {
+    std::string tmp = "/tmp";
+    if (const char* env = std::getenv("TMPDIR"); env != nullptr && env[0] == '/') tmp = env;
+    while (tmp.size() > 1 && tmp.back() == '/') tmp.pop_back();
+    return tmp + "/ftmpi-" + std::to_string(geteuid());
+}
+
 std::string default_socket_path() {
     if (const char* env = std::getenv("FTMPI_DAEMON_SOCKET"); env != nullptr && *env != '\0') return env;
-    return "/tmp/ftmpi-" + std::to_string(geteuid()) + "/ftmpid.sock";
+    return runtime_base_dir() + "/ftmpid.sock";
 }
 
 }  // namespace ftmpi::proto

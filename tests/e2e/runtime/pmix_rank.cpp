@@ -98,13 +98,54 @@ void on_proc_aborted(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t info
     if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
 }
 
+extern "C" char** environ;
+
+// Writes "export NAME='value'" lines for every PMIX_* variable, atomically (tmp + rename).
+void write_pmix_env(const std::string& path) {
+    const std::string tmp = path + ".tmp";
+    FILE* f = std::fopen(tmp.c_str(), "w");
+    if (f == nullptr) return;
+    for (char** e = environ; *e != nullptr; ++e) {
+        if (std::strncmp(*e, "PMIX_", 5) != 0) continue;
+        const char* eq = std::strchr(*e, '=');
+        if (eq == nullptr || std::strchr(eq, '\'') != nullptr) continue;
+        std::fprintf(f, "export %.*s='%s'\n", static_cast<int>(eq - *e), *e, eq + 1);
+    }
+    std::fclose(f);
+    std::rename(tmp.c_str(), path.c_str());
+}
+
 void sleep_seconds(int s) { std::this_thread::sleep_for(std::chrono::seconds(s)); }
+
+// A client that tells the server about an event, as any PMIx program may: the daemon must
+// survive it, whatever the code, range and info (issue 16 item 3: it used to crash).
+void notify_storm(int count) {
+    const std::uint32_t n = job_size();
+    pmix_proc_t victim;
+    PMIX_LOAD_PROCID(&victim, g_me.nspace, (g_me.rank + 1) % n);
+    const pmix_data_range_t ranges[] = {PMIX_RANGE_NAMESPACE, PMIX_RANGE_GLOBAL, PMIX_RANGE_SESSION,
+                                        PMIX_RANGE_LOCAL, PMIX_RANGE_PROC_LOCAL};
+    const pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED, PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_LOST_CONNECTION, -4242};
+    for (int i = 0; i < count; ++i) {
+        pmix_info_t info[2];
+        PMIx_Info_load(&info[0], PMIX_EVENT_AFFECTED_PROC, &victim, PMIX_PROC);
+        const char* junk = "junk";
+        PMIx_Info_load(&info[1], "ftmpi.junk", junk, PMIX_STRING);
+        const size_t ninfo = i % 3 == 2 ? 0 : (i % 3 == 1 ? 2 : 1);
+        pmix_status_t rc = PMIx_Notify_event(codes[i % 4], &g_me, ranges[i % 5], ninfo ? info : nullptr, ninfo,
+                                             nullptr, nullptr);
+        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED && i == 0)
+            std::fprintf(stderr, "rank %u: notify returned %s\n", g_me.rank, PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&info[0]);
+        PMIX_INFO_DESTRUCT(&info[1]);
+    }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: pmix_rank exchange|finalize|sigkill R|exit R CODE|abort R CODE|sleep|survive R\n");
+        std::fprintf(stderr, "usage: pmix_rank exchange|finalize|sigkill R|exit R CODE|abort R CODE|sleep|survive R|notify R N|serve SECS\n");
         return 2;
     }
     const std::string what = argv[1];
@@ -148,6 +189,25 @@ int main(int argc, char** argv) {
         PMIx_Info_load(&info, PMIX_TIMEOUT, &secs, PMIX_INT);
         rc = PMIx_Fence(&wild, 1, &info, 1);
         std::printf("rank %u: fence after death returned %s\n", g_me.rank, PMIx_Error_string(rc));
+    } else if (what == "notify") {
+        // Rank TARGET (-1: every rank) sends CODE (default 20) events, then all fence and finish.
+        if (chosen || target < 0) notify_storm(code > 0 ? code : 20);
+        fence_all();
+        std::printf("rank %u: notify done\n", g_me.rank);
+    } else if (what == "serve") {
+        // Rank 0 publishes the job's PMIx environment (for an intruder test) to
+        // $FTMPI_TEST_DIR/pmix_env, then every rank waits until $FTMPI_TEST_DIR/stop exists (at
+        // most SECS seconds), exchanges keys and finishes. A failure event makes the rank say so.
+        pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED};
+        rc = PMIx_Register_event_handler(codes, 1, nullptr, 0, on_proc_aborted, nullptr, nullptr);
+        CHECK(rc >= 0, "register handler: %s", PMIx_Error_string(rc));
+        const std::string dir = std::getenv("FTMPI_TEST_DIR") ? std::getenv("FTMPI_TEST_DIR") : ".";
+        if (g_me.rank == 0) write_pmix_env(dir + "/pmix_env");
+        const std::string stop = dir + "/stop";
+        for (int i = 0; i < (target > 0 ? target : 30) * 20 && access(stop.c_str(), F_OK) != 0; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        exchange();
+        CHECK(g_failed_rank < 0, "rank %u was told rank %d failed, but nobody did", g_me.rank, g_failed_rank.load());
     } else if (what == "sleep") {
         sleep_seconds(60);
     } else if (what == "survive") {

@@ -1,0 +1,30 @@
+// A private ftmpid's tie to the mpirun that started it (issue 16 item 4: nothing of a job may
+// outlive mpirun, whichever way mpirun goes, SIGKILL included).
+//
+// mpirun keeps the write end of a pipe open for its whole life and hands the read end to the
+// daemon (--watch-fd). End of file there means mpirun is gone. The event loop then shuts down
+// in order (kills the jobs, removes the run files). In case the loop cannot - it is stuck -
+// a watchdog thread, which needs nothing but this descriptor and the clock, ends the process
+// after a grace period; the ranks, tied to the daemon by PR_SET_PDEATHSIG(SIGKILL), die with it.
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+#include "event_loop.h"
+
+namespace ftmpi::daemon {
+
+class LauncherWatch {
+public:
+    // Takes ownership of `fd`. `on_gone` runs on the loop; the watchdog `_exit`s the process
+    // `grace` after the end of file if it is still alive. Call after the signal mask is set
+    // (the thread inherits it). False if the thread cannot be started.
+    bool start(EventLoop& loop, int fd, std::chrono::milliseconds grace, std::function<void()> on_gone);
+
+private:
+    int fd_ = -1;
+    bool reported_ = false;
+};
+
+}  // namespace ftmpi::daemon

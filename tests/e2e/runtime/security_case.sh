@@ -1,0 +1,172 @@
+#!/bin/bash
+# Security and clean-up cases of the runtime (SPEC 5.2, issue 16 items 3, 4 and 6):
+#   security_case.sh CASE MPIRUN BINDIR      (BINDIR: pmix_rank, pmix_intruder, fake_uid.so, ...)
+# Attackers run as another real uid (65534, via setpriv), so these cases need root; without
+# it they exit 77 (ctest: skipped). Processes of the job are identified by the pid files its
+# ranks write into the test's own directory and by the daemon mpirun started, never by name.
+set -u
+CASE=$1 MPIRUN=$2 BIN=$3
+NOBODY=65534
+
+T=$(mktemp -d /tmp/ftmpi-sec.XXXXXX)
+chmod 755 "$T"   # the intruder (another uid) must reach the files it is given
+export FTMPI_TEST_DIR=$T
+export FTMPI_DAEMON_SOCKET=$T/no-daemon-here.sock
+MP=
+cleanup() {
+    [ -n "$MP" ] && kill -9 "$MP" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL [$CASE]: $*"
+    for f in out err intr.out; do [ -e "$T/$f" ] && { echo "--- $f"; tail -n 20 "$T/$f"; }; done
+    exit 1
+}
+need_root() { [ "$(id -u)" -eq 0 ] || { echo "SKIP [$CASE]: needs root to run an attacker as another uid"; exit 77; }; }
+as_nobody() { setpriv --reuid $NOBODY --regid $NOBODY --clear-groups "$@"; }
+
+alive() {  # alive PID: running and not a zombie (a rank killed while writing its pid file left it empty)
+    local state
+    [[ "$1" =~ ^[0-9]+$ ]] || return 1
+    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+# Every rank that wrote a pid file is gone (waits up to $1 tenths of a second).
+expect_ranks_gone() {
+    local tenths=$1 f left
+    for _ in $(seq "$tenths"); do
+        left=0
+        for f in "$T"/pid.*; do [ -e "$f" ] && alive "$(cat "$f")" && left=$((left + 1)); done
+        [ "$left" -eq 0 ] && return 0
+        sleep 0.1
+    done
+    for f in "$T"/pid.*; do [ -e "$f" ] && alive "$(cat "$f")" && ps -o pid=,ppid=,stat=,args= -p "$(cat "$f")"; done
+    fail "$left rank process(es) of the job still alive"
+}
+expect_gone() {  # expect_gone PID WHAT TENTHS
+    for _ in $(seq "$3"); do alive "$1" || return 0; sleep 0.1; done
+    fail "$2 (pid $1) still alive"
+}
+wait_pid_files() {  # wait_pid_files N: at least N ranks started (15 s at most)
+    for _ in $(seq 150); do [ "$(ls "$T" | grep -c '^pid\.')" -ge "$1" ] && return 0; sleep 0.1; done
+    fail "only $(ls "$T" | grep -c '^pid\.') of $1 ranks started"
+}
+private_daemon_of() { pgrep -P "$1" -x ftmpid; }
+
+case "$CASE" in
+intruder)  # another uid, also claiming uid 0 through a getuid shim, joins the job's PMIx server
+    need_root
+    "$MPIRUN" -n 2 --comm-mode shrink "$BIN/pmix_rank" serve 40 >"$T/out" 2>"$T/err" &
+    MP=$!
+    for _ in $(seq 150); do [ -e "$T/pmix_env" ] && break; sleep 0.1; done
+    [ -e "$T/pmix_env" ] || fail "the job did not publish its PMIx environment"
+    mkdir -m 1777 "$T/itmp"
+    for shim in "" "$BIN/fake_uid.so"; do
+        ( . "$T/pmix_env"; cd "$T/itmp" && TMPDIR=$T/itmp LD_PRELOAD=$shim as_nobody "$BIN/pmix_intruder" ) \
+            >"$T/intr.out" 2>&1
+        rc=$?
+        [ "$rc" -eq 0 ] || fail "intruder (shim '${shim##*/}') was not refused at the door (exit $rc)"
+        grep -q 'refused' "$T/intr.out" || fail "intruder output lacks 'refused'"
+    done
+    touch "$T/stop"
+    wait "$MP"; RC=$?; MP=
+    [ "$RC" -eq 0 ] || fail "the job was affected: mpirun exit $RC"
+    [ "$(grep -c 'exchange ok' "$T/out")" -eq 2 ] || fail "not every rank finished"
+    expect_ranks_gone 10 ;;
+notify_storm)  # PMIx_Notify_event from ranks (used to crash or hang ftmpid): 10 jobs in a row
+    for i in $(seq 10); do
+        start=$(date +%s%N)
+        timeout -s KILL 30 "$MPIRUN" -n 3 "$BIN/pmix_rank" notify -1 20 >"$T/out" 2>"$T/err"
+        RC=$?
+        ms=$(( ($(date +%s%N) - start) / 1000000 ))
+        [ "$RC" -eq 0 ] || fail "iteration $i: mpirun exit $RC"
+        [ "$(grep -c 'notify done' "$T/out")" -eq 3 ] || fail "iteration $i: not every rank finished"
+        [ "$ms" -lt 15000 ] || fail "iteration $i took $ms ms"
+    done
+    expect_ranks_gone 10 ;;
+forged_event)  # a rank forges failure events: nobody is declared failed (SHRINK and BLANK)
+    for mode in shrink blank; do
+        timeout -s KILL 60 "$MPIRUN" -n 3 --comm-mode $mode "$BIN/forged_event" >"$T/out" 2>"$T/err"
+        RC=$?
+        [ "$RC" -eq 0 ] || fail "$mode: mpirun exit $RC"
+        grep -q 'forged_event OK' "$T/out" || fail "$mode: no OK line"
+    done ;;
+precreated)  # another user pre-created our run directory's name: a FIFO at the token path,
+             # a symlink, a plain file. The job neither blocks nor uses them.
+    need_root
+    unset FTMPI_DAEMON_SOCKET
+    mkdir -m 1777 "$T/tmp"
+    export TMPDIR=$T/tmp
+    base=$TMPDIR/ftmpi-$(id -u)
+    mkdir -m 700 "$T/victim-target"
+    for kind in fifo symlink file; do
+        rm -rf "$base" "$T/nobody-dir"
+        case $kind in
+        fifo) as_nobody sh -c "mkdir -m 777 '$base' && mkfifo -m 666 '$base/ftmpid.sock.token'" ;;
+        symlink) as_nobody sh -c "mkdir -m 777 '$T/nobody-dir' 2>/dev/null; ln -s '$T/nobody-dir' '$base'" ;;
+        file) as_nobody sh -c "echo bait > '$base'" ;;
+        esac
+        timeout -s KILL 30 "$MPIRUN" -n 2 "$BIN/pmix_rank" exchange >"$T/out" 2>"$T/err"
+        RC=$?
+        [ "$RC" -eq 0 ] || fail "$kind: mpirun exit $RC (137: blocked)"
+        [ "$(grep -c 'exchange ok' "$T/out")" -eq 2 ] || fail "$kind: not every rank finished"
+        if [ "$kind" = fifo ]; then
+            [ "$(ls -A "$base")" = "ftmpid.sock.token" ] || fail "fifo: something was created in the other user's directory"
+        fi
+        if [ "$kind" = symlink ]; then
+            [ -z "$(ls -A "$T/nobody-dir")" ] || fail "symlink: something was created through the other user's symlink"
+        fi
+        [ -z "$(ls -A "$TMPDIR" | grep -v "^ftmpi-$(id -u)$")" ] || fail "$kind: run directory left behind: $(ls -A "$TMPDIR")"
+    done ;;
+launcher_killed | launcher_killed_stalled)
+    # mpirun SIGKILLed: the daemon and every rank go, also when the daemon's loop is stuck
+    # (FTMPI_TEST_DAEMON_STALL: a daemon that no longer runs its loop, as in a deadlock).
+    limit=30
+    if [ "$CASE" = launcher_killed_stalled ]; then export FTMPI_TEST_DAEMON_STALL=1; limit=100; fi
+    "$MPIRUN" -n 4 "$BIN/pmix_rank" sleep >"$T/out" 2>"$T/err" &
+    MP=$!
+    wait_pid_files 4
+    dpid=$(private_daemon_of "$MP")
+    [ -n "$dpid" ] || fail "no private daemon under mpirun"
+    rundir=$(tr '\0' '\n' < "/proc/$dpid/cmdline" | sed -n '/^--socket$/{n;p}' | xargs dirname)
+    sleep 0.3
+    kill -9 "$MP"; wait "$MP" 2>/dev/null; MP=
+    expect_gone "$dpid" "the daemon" "$limit"
+    expect_ranks_gone 20
+    if [ "$CASE" = launcher_killed ]; then
+        [ ! -e "$rundir" ] || fail "run directory $rundir left behind"
+    fi ;;
+launch_interrupted)  # mpirun SIGKILLed while 142 ranks are being started: the launch stops
+    "$MPIRUN" -n 142 "$BIN/pmix_rank" sleep >"$T/out" 2>"$T/err" &
+    MP=$!
+    wait_pid_files 10
+    dpid=$(private_daemon_of "$MP")
+    kill -9 "$MP"; wait "$MP" 2>/dev/null; MP=
+    [ -n "$dpid" ] && expect_gone "$dpid" "the daemon" 50
+    expect_ranks_gone 30
+    started=$(ls "$T" | grep -c '^pid\.')
+    sleep 1
+    [ "$(ls "$T" | grep -c '^pid\.')" -eq "$started" ] || fail "ranks still being started after mpirun died"
+    echo "started $started of 142 before the launch stopped"
+    [ "$started" -lt 142 ] || fail "the whole launch finished before mpirun was killed; not a test of stopping it" ;;
+signals)  # a rank killed by SIGSEGV / SIGTERM is reported with its signal, libfabric loaded or not
+    for provider in "" tcp; do
+        for sig in segv:11:139 term:15:143; do
+            name=${sig%%:*} num=$(echo "$sig" | cut -d: -f2) code=${sig##*:}
+            env ${provider:+FTMPI_PROVIDER=$provider} timeout -s KILL 60 "$MPIRUN" -n 2 "$BIN/signal_self" "$name" >"$T/out" 2>"$T/err"
+            RC=$?
+            [ "$RC" -eq "$code" ] || fail "$name (provider '$provider'): mpirun exit $RC, expected $code"
+            grep -qE "rank 1 \(pid [0-9]+\) killed by signal $num " "$T/err" ||
+                fail "$name (provider '$provider'): not reported as signal $num"
+        done
+    done
+    # The user may ask for the vendor's handlers; then theirs decides (with libfabric loaded).
+    FTMPI_VENDOR_BACKTRACE=1 FTMPI_PROVIDER=tcp timeout -s KILL 60 "$MPIRUN" -n 2 "$BIN/signal_self" term \
+        >"$T/out" 2>"$T/err"
+    grep -qE "rank 1 \(pid [0-9]+\) exited with status 1" "$T/err" || fail "FTMPI_VENDOR_BACKTRACE=1 was not honoured" ;;
+*)
+    echo "unknown case $CASE"; exit 2 ;;
+esac
+echo "PASS [$CASE]"
