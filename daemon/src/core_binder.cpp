@@ -4,6 +4,8 @@
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 
+#include <cstdlib>
+
 namespace ftmpi::daemon {
 
 namespace {
@@ -15,8 +17,18 @@ CoreBinder::~CoreBinder() {
 }
 
 bool CoreBinder::init() {
+    // Start-up: hwloc dlopens its I/O plugins (GL pulls in X11, OpenCL, libxml2, pciaccess,
+    // which scans PCI) in hwloc_topology_init, for objects we never look at; we need cores and
+    // PUs only. A user's own setting wins.
+    setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml,"
+           "hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero", 0);
     hwloc_topology_t topo = nullptr;
     if (hwloc_topology_init(&topo) != 0) return false;
+    // Cores and PUs are all we bind to: not reading the caches' and devices' sysfs files
+    // halves the discovery.
+    hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     if (hwloc_topology_load(topo) != 0) {
         hwloc_topology_destroy(topo);
         return false;

@@ -18,6 +18,8 @@ public:
     // Loads the machine topology; false leaves binding disabled (ranks run unbound).
     bool init();
     int ncores() const noexcept { return ncores_; }
+    // The loaded hwloc_topology_t (opaque), or nullptr: PMIx's server reuses it.
+    void* topology() const noexcept { return topology_; }
 
     // The set is computed in the daemon before fork, because hwloc is not async-signal-safe
     // and the child of a multithreaded process may only make such calls (sched_setaffinity).

@@ -67,7 +67,7 @@ Status Daemon::start(std::string& why) {
 
     if (!binder_.init()) FTMPID_WARN("hwloc topology unavailable; ranks will not be bound to cores");
     pmix_ = std::make_unique<PmixHost>(upcalls_);
-    if (Status st = pmix_->init(pmix_tmpdir_, why); st != Status::ok) return st;
+    if (Status st = pmix_->init(pmix_tmpdir_, binder_.topology(), why); st != Status::ok) return st;
 
     control_ = std::make_unique<ControlServer>(loop_, token);
     jobs_ = std::make_unique<JobSupervisor>(loop_, *pmix_, binder_, *control_, signals_.blocked(), opts_.bind_cores);

@@ -117,7 +117,7 @@ struct NotifyHold {
 
 PmixHost::~PmixHost() { finalize(); }
 
-Status PmixHost::init(const std::string& tmpdir, std::string& why) {
+Status PmixHost::init(const std::string& tmpdir, void* hwloc_topology, std::string& why) {
     // The shared-memory key/value store (gds ds21/ds12) can deadlock the server when clients
     // are killed during start-up (openpmix issues 1233, 4269), which fault tests do all the
     // time; the hash store is slower for huge jobs but safe. A user setting wins.
@@ -127,6 +127,13 @@ Status PmixHost::init(const std::string& tmpdir, std::string& why) {
     info.add_str(PMIX_SYSTEM_TMPDIR, tmpdir);
     info.add_str(PMIX_SERVER_NSPACE, "ftmpid-" + std::to_string(getpid()));
     info.add_rank(PMIX_SERVER_RANK, 0);
+    pmix_topology_t topo;
+    if (hwloc_topology != nullptr) {
+        // Start-up: without it PMIx_server_init loads its own topology (tens of ms).
+        topo.source = const_cast<char*>("hwloc");
+        topo.topology = hwloc_topology;
+        info.add(PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+    }
     pmix_data_array_t* a = info.convert();
     if (a == nullptr) {
         why = "cannot build PMIx server info";

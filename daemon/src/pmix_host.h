@@ -21,7 +21,9 @@ public:
 
     // `tmpdir` must be a private directory; PMIx puts its rendezvous files there instead of
     // the shared /tmp (matters when running as root or beside other PMIx servers).
-    Status init(const std::string& tmpdir, std::string& why);
+    // hwloc_topology: the daemon's loaded topology (or nullptr), handed to PMIx so that it does
+    // not discover the machine a second time.
+    Status init(const std::string& tmpdir, void* hwloc_topology, std::string& why);
     void finalize();
 
     // Registers the namespace with everything clients query (job/universe size, local peers,
