@@ -5,8 +5,9 @@
 // owner of every socket. ftmpid therefore defines accept() and accept4() itself: the dynamic
 // linker resolves libpmix's calls to these (an executable's definitions come first), and every
 // TCP connection whose peer socket is not owned by the daemon's user is closed before PMIx ever
-// reads a byte of it. Unix-socket connections pass through untouched (the control server checks
-// SO_PEERCRED itself).
+// reads a byte of it. An owner's connection is handed over only once its whole PMIx connect-ack
+// has arrived (PMIx 4.2 would otherwise block on it; see peer_owner_gate.cpp). Unix-socket
+// connections pass through untouched (the control server checks SO_PEERCRED itself).
 #pragma once
 
 #include <netinet/in.h>

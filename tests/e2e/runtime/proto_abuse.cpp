@@ -1,12 +1,18 @@
 // Throws malformed, oversized, truncated and unauthenticated traffic at a running ftmpid and
 // checks that the daemon drops each such connection. The driver then checks that the daemon is
 // still alive and still runs jobs. Usage: proto_abuse <socket path>
+//                                         proto_abuse --pmix <IPv4 address> <port>
+// The second form does the same to the daemon's PMIx listener (loopback TCP): silent, half and
+// lying connect-acks, all at once, each of which must be closed by the daemon.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -65,11 +71,76 @@ std::vector<std::uint8_t> concat(std::vector<std::uint8_t> a, const std::vector<
     return a;
 }
 
+// PMIx 4.2's connect-ack: int32 index, uint32 tag, size_t length (host order), then the body.
+std::vector<std::uint8_t> pmix_header(std::uint64_t body_len) {
+    std::vector<std::uint8_t> h(16, 0);
+    for (int i = 0; i < 8; ++i) h[8 + i] = static_cast<std::uint8_t>(body_len >> (8 * i));
+    return h;
+}
+
+int pmix_abuse(const char* addr, int port) {
+    struct Case {
+        const char* name;
+        std::vector<std::uint8_t> bytes;
+        int fd = -1;
+        bool closed = false;
+    };
+    const std::string http = "GET / HTTP/1.0\r\n\r\n";
+    std::vector<std::uint8_t> noise(64);
+    for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<std::uint8_t>((i * 2654435761u) >> 11);
+    std::vector<Case> cases = {
+        {"silent connection", {}},
+        {"half a header", {0, 0, 0, 16}},
+        {"length beyond any credential", pmix_header(1ull << 40)},
+        {"body shorter than announced", concat(pmix_header(200), std::vector<std::uint8_t>(20, 7))},
+        {"http request", std::vector<std::uint8_t>(http.begin(), http.end())},
+        {"complete connect-ack of noise", concat(pmix_header(noise.size()), noise)},
+    };
+    sockaddr_in sa {};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) return 2;
+    for (Case& c : cases) {  // all at once: one slow peer must not hold up the others for ever
+        c.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (c.fd < 0 || connect(c.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+            std::printf("FAIL %s: cannot connect\n", c.name);
+            return 1;
+        }
+        if (!c.bytes.empty()) (void)write_all(c.fd, c.bytes);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    std::size_t open = cases.size();
+    while (open > 0 && std::chrono::steady_clock::now() < deadline) {
+        std::vector<pollfd> fds;
+        for (Case& c : cases)
+            if (!c.closed) fds.push_back({c.fd, POLLIN, 0});
+        if (poll(fds.data(), fds.size(), 200) <= 0) continue;
+        for (Case& c : cases) {
+            if (c.closed) continue;
+            pollfd p{c.fd, POLLIN, 0};
+            if (poll(&p, 1, 0) <= 0) continue;
+            char buf[256];
+            if (read(c.fd, buf, sizeof buf) <= 0) {
+                c.closed = true;
+                --open;
+            }
+        }
+    }
+    for (Case& c : cases) {
+        std::printf("%s pmix: %s\n", c.closed ? "ok  " : "FAIL", c.name);
+        if (!c.closed) ++g_failures;
+        close(c.fd);
+    }
+    std::printf("%d failure(s)\n", g_failures);
+    return g_failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 4 && std::string(argv[1]) == "--pmix") return pmix_abuse(argv[2], std::atoi(argv[3]));
     if (argc != 2) {
-        std::fprintf(stderr, "usage: proto_abuse <socket>\n");
+        std::fprintf(stderr, "usage: proto_abuse <socket> | proto_abuse --pmix <address> <port>\n");
         return 2;
     }
     const std::string socket = argv[1];

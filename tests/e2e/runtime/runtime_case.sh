@@ -215,6 +215,24 @@ malformed_frames)  # (k) malformed frames do not kill the daemon
     wait "$DAEMON_PID" || fail "daemon exited non-zero after SIGTERM"
     DAEMON_PID=
     [ ! -e "$sock" ] || fail "socket left behind" ;;
+pmix_abuse)  # a job's PMIx listener gets silent, half and lying connect-acks (issue 16 item 3)
+    # The daemon closes each; the job it serves and the next job are unaffected and not held up.
+    run_serve() { "$MPIRUN" -n 2 "$RANK" serve 40 >"$T/out" 2>"$T/err"; }
+    run_serve &
+    mp=$!
+    for _ in $(seq 150); do [ -e "$T/pmix_env" ] && break; sleep 0.1; done
+    [ -e "$T/pmix_env" ] || fail "the job did not publish its PMIx environment"
+    uri=$(sed -n "s/^export PMIX_SERVER_URI41='.*tcp4:\/\/\([0-9.]*\):\([0-9]*\)'$/\1 \2/p" "$T/pmix_env")
+    [ -n "$uri" ] || fail "no tcp4 URI in $(cat "$T/pmix_env")"
+    "$ABUSE" --pmix $uri >"$T/abuse.out" 2>&1 || { cat "$T/abuse.out"; fail "the daemon did not close every bad PMIx connection"; }
+    touch "$T/stop"
+    wait $mp
+    RC=$?
+    expect_rc 0
+    [ "$(grep -c 'exchange ok' "$T/out")" -eq 2 ] || fail "the served job did not finish"
+    run_mpirun -n 2 "$RANK" exchange
+    expect_rc 0
+    expect_faster_than 10000 ;;
 *)
     echo "unknown case $CASE"; exit 2 ;;
 esac
