@@ -49,10 +49,7 @@ bool agree_outcome(Comm* c, bool ok_here) {
                             &d) != Err::ok) {
     return false;
   }
-  for (int r : d.failed) {
-    std::uint32_t proc = c->procs[static_cast<std::size_t>(r)];
-    if (!lib().engine.is_failed(proc)) lib().engine.declare_failed(proc);
-  }
+  lib().engine.failures().mark_ranks_failed(*c, d.failed, FailureSource::agreement);
   bool ok = !d.mixed;
   for (int r : d.failed) {
     ok = ok && std::find(c->failed.begin(), c->failed.end(), r) == c->failed.end();

@@ -7,6 +7,8 @@
 #include <string>
 #include <strings.h>
 
+#include <ftmpi/debug_log.h>
+
 #include "library.h"
 #include "monitor.h"
 
@@ -27,6 +29,8 @@ int do_init() {
   if (!l.runtime.init(&err) && l.runtime.connected()) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
+  debug_log::set_rank(l.runtime.rank());
+  FTMPI_DLOG("startup", "MPI_Init: runtime connected (%d processes)", l.runtime.size());
   if (l.engine.init(&l.runtime, &err) != Err::ok) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
@@ -37,11 +41,16 @@ int do_init() {
   l.comms.init(world, static_cast<std::uint32_t>(l.runtime.rank()), comm_mode_from_env(),
                msg_mode_from_env());
   l.rebuilder.set_next_index(static_cast<std::uint32_t>(l.runtime.size()));
-  l.engine.set_failure_listener([&l](std::uint32_t proc) {
-    l.ft.on_process_failed(proc);
-    l.consensus.on_process_failed(proc);
-  });
-  l.engine.set_suspect_listener([&l](std::uint32_t proc) { l.ft.on_process_suspected(proc); });
+  // The failure path's listeners, in order: communicators and their requests, then the
+  // agreement's decision forwarding (ftmpi/FAILURE_STATE.md). Failures recorded before this
+  // point (a process that never published its address) reach MPI_COMM_WORLD through the
+  // membership hook right below.
+  FailureState& failures = l.engine.failures();
+  failures.add_failure_listener([&l](std::uint32_t proc) { l.ft.on_process_failed(proc); });
+  failures.add_failure_listener([&l](std::uint32_t proc) { l.consensus.on_process_failed(proc); });
+  failures.add_suspect_listener([&l](std::uint32_t proc) { l.ft.on_process_suspected(proc); });
+  l.comms.set_membership_hook([&l](Comm& c) { l.ft.adopt_known_failures(c); });
+  l.comms.membership_changed(*l.comms.world());
   if (l.consensus.start() != Err::ok) {
     l.runtime.abort(MPI_ERR_INTERN, "MPI_Init failed: cannot post agreement receive");
   }

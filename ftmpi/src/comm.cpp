@@ -56,13 +56,16 @@ MPI_Comm CommTable::add(std::unique_ptr<Comm> c) {
       c->handle = static_cast<MPI_Comm>(h);
       comms_[h] = std::move(c);
       monitor().comm_changed(*comms_[h]);
+      membership_changed(*comms_[h]);
       return static_cast<MPI_Comm>(h);
     }
   }
   c->handle = static_cast<MPI_Comm>(comms_.size());
   comms_.push_back(std::move(c));
   monitor().comm_changed(*comms_.back());
-  return comms_.back()->handle;
+  const MPI_Comm handle = comms_.back()->handle;
+  membership_changed(*comms_.back());
+  return handle;
 }
 
 void CommTable::remove(MPI_Comm handle) {

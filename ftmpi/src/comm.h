@@ -6,6 +6,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -91,8 +92,15 @@ class CommTable {
     return Err::ok;
   }
   Comm* world() { return comms_[MPI_COMM_WORLD].get(); }
-  // Takes ownership of a new communicator and gives it a handle.
+  // Takes ownership of a new communicator and gives it a handle; then membership_changed.
   MPI_Comm add(std::unique_ptr<Comm> c);
+  // A communicator was added or re-membered (a repair): the hook (FaultHandler::
+  // adopt_known_failures, set by MPI_Init) applies every failure recorded meanwhile, so a
+  // death seen while the members were being agreed is never lost (ftmpi/FAILURE_STATE.md).
+  void set_membership_hook(std::function<void(Comm&)> f) { membership_hook_ = std::move(f); }
+  void membership_changed(Comm& c) {
+    if (membership_hook_) membership_hook_(c);
+  }
   void remove(MPI_Comm handle);
   // The handle becomes invalid now, but the record lives on (still seen by for_each, so it
   // keeps hearing of failures) until destroy_detached(): a persistent request still holds it.
@@ -121,6 +129,7 @@ class CommTable {
   std::vector<std::unique_ptr<Comm>> comms_;
   std::vector<std::unique_ptr<Comm>> detached_;
   ContextMask used_;
+  std::function<void(Comm&)> membership_hook_;
 };
 
 }  // namespace ftmpi

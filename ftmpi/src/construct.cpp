@@ -1,6 +1,8 @@
 #include "construct.h"
 #include "monitor.h"
 
+#include <ftmpi/debug_log.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -69,7 +71,16 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
                 "rebuilt MPI_COMM_WORLD (or repair it in SHRINK or BLANK mode)",
                 c->name.c_str());
   }
-  // The gaps are exactly the agreed failed set, whatever this process had heard so far.
+  // The repaired view is the agreed one: the decided failed set and the gaps of earlier BLANK
+  // repairs (failed but not listed in Comm::failed), whatever this process had heard so far. A
+  // failure it heard of beyond those is applied again once the repair is done
+  // (membership_changed), so it is never lost (FAILURE_STATE.md).
+  for (int r = 0; r < c->size(); ++r) {
+    unsigned char& s = c->proc_state[static_cast<std::size_t>(r)];
+    const bool gap = s == FTMPI_PROC_FAILED &&
+                     std::find(c->failed.begin(), c->failed.end(), r) == c->failed.end();
+    if (!gap && s == FTMPI_PROC_FAILED) s = FTMPI_PROC_OK;
+  }
   for (int r : failed) c->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
   if (c->comm_mode == FTMPI_COMM_MODE_SHRINK) {
     std::vector<std::uint32_t> procs;
@@ -98,8 +109,12 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
       return e;
     }
     *rebuilt = true;
-    // A replacement that died while joining is a new failure, seen after this repair.
-    c->state = c->failed.empty() ? FTMPI_COMM_RECOVERED : FTMPI_COMM_DETECTED;
+    // A replacement that died while joining, or a survivor that died during the hand-shake,
+    // is a new failure, seen after this repair.
+    c->state = FTMPI_COMM_RECOVERED;
+    comms_->membership_changed(*c);
+    FTMPI_DLOG("failure", "%s repaired (REBUILD, %zu replaced, %zu failed since)", c->name.c_str(),
+               fill.size(), c->failed.size());
     monitor().comm_changed(*c);
     return Err::ok;
   }
@@ -109,6 +124,10 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
   }
   c->coll_context = context + 1;
   c->state = FTMPI_COMM_RECOVERED;
+  comms_->membership_changed(*c);
+  FTMPI_DLOG("failure", "%s repaired (%s, %zu agreed failed, size %d, %zu failed since)",
+             c->name.c_str(), c->comm_mode == FTMPI_COMM_MODE_SHRINK ? "SHRINK" : "BLANK",
+             failed.size(), c->size(), c->failed.size());
   monitor().comm_changed(*c);
   return Err::ok;
 }
@@ -122,16 +141,13 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
     return e;
   }
   // Failures someone else saw first become ours too (same path as a daemon notification).
-  for (int r : d.failed) {
-    std::uint32_t proc = parent->procs[static_cast<std::size_t>(r)];
-    if (!engine_->is_failed(proc)) engine_->declare_failed(proc);
-  }
+  engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
   out->used = comms_->used_contexts();
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &out->used);
   out->contributions = std::move(d.contributions);
   out->procs_before = parent->procs;
   // Any failure in the decision that was not an old BLANK gap has, by now, put the parent in
-  // DETECTED (declare_failed above runs the same path as a notification). A BLANK
+  // DETECTED (mark_ranks_failed above runs the same path as a notification). A BLANK
   // communicator switched to REBUILD is repaired too: its gaps get filled.
   bool gaps = false;
   for (int r = 0; r < parent->size() && !gaps; ++r) gaps = parent->is_failed(r);
@@ -170,7 +186,10 @@ Err Constructor::dup(Comm* parent, MPI_Comm* out) {
   c->procs = parent->procs;
   c->rank_of_proc = parent->rank_of_proc;
   c->rank = parent->rank;
+  // The agreed view (gaps failed); failures known only here come back through the same path
+  // in add() (membership_changed) and make the new communicator DETECTED.
   c->proc_state = parent->proc_state;
+  for (int r : parent->failed) c->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_OK;
   c->name = "dup of " + parent->name;
   *out = comms_->add(std::move(c));
   return Err::ok;

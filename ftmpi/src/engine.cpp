@@ -18,12 +18,18 @@ Err Engine::init(Runtime* runtime, std::string* err) {
   }
   endpoint_ = transport::Endpoint::open("", err);
   if (!endpoint_) return Err::intern;
+  failures_.set_limit(match::kMaxProcesses);
+  // The transport-level step of marking a process failed: everything addressed to it completes
+  // with peer_failed (purged) before any listener hears of the failure.
+  failures_.set_purge([this](std::uint32_t proc) {
+    if (proc < peers_) endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
+  });
   if (runtime->is_replacement()) {
     if (!runtime->publish_address(endpoint_->address(), err)) return Err::intern;
   } else {
     std::vector<std::vector<std::uint8_t>> addrs;
     if (!runtime->exchange_addresses(endpoint_->address(), &addrs, err)) return Err::intern;
-    if (add_peers(addrs, err) != Err::ok) return Err::intern;
+    if (add_peers(addrs, FailureSource::startup, err) != Err::ok) return Err::intern;
   }
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   wait_policy_.configure(cores > 0 && runtime->local_size() > cores);
@@ -36,7 +42,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
                   std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage,
                   bool sync) {
   std::uint32_t peer = comm->peer_procs()[static_cast<std::size_t>(dest)];
-  if (kFtChecks && failed_[peer]) {
+  if (kFtChecks && failures_.is_failed(peer)) {
     return fail(Err::other, "rank %d (process %u) has failed", dest, peer);
   }
   Request* r = requests_.allocate(Request::Kind::send);
@@ -96,7 +102,7 @@ Err Engine::select(int source, int tag, Comm* comm, std::uint32_t context, Selec
     out->ignore |= match::kSourceMask;
   } else {
     out->peer = comm->peer_procs()[static_cast<std::size_t>(source)];
-    if (kFtChecks && failed_[out->peer]) {
+    if (kFtChecks && failures_.is_failed(out->peer)) {
       return fail(Err::other, "rank %d (process %u) has failed", source, out->peer);
     }
     src_bits = out->peer;
@@ -129,7 +135,7 @@ Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
 
 void Engine::send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload,
                            std::uint64_t bits) {
-  if (failed_[proc]) return;
+  if (failures_.is_failed(proc)) return;
   Request* r = requests_.allocate(Request::Kind::send);
   r->internal = true;
   r->owned = std::move(payload);
@@ -293,32 +299,15 @@ void Engine::purge(Request* r, int error_code) {
   if (r->in_transport && r->kind == Request::Kind::recv) (void)endpoint_->cancel(r);
 }
 
-void Engine::handle_failures() {
-  for (int proc : runtime_->take_failures()) {
-    if (proc >= 0) declare_failed(static_cast<std::uint32_t>(proc));
-  }
-}
-
 void Engine::note_transport_error(transport::PeerId proc, Status s) {
   if (!kFtChecks || (s != Status::peer_failed && s != Status::error)) return;
   // kAnyPeer: a wildcard receive's error names nobody. Ourselves: not a peer problem.
-  if (proc >= peers_ || proc == my_proc_ || is_failed(proc) || is_suspected(proc)) return;
-  if (suspected_.size() < peers_) suspected_.resize(peers_, false);
-  suspected_[proc] = true;
-  if (on_suspect_) on_suspect_(proc);
+  if (proc >= peers_ || proc == my_proc_) return;
+  failures_.suspect(proc);
 }
 
-void Engine::declare_failed(std::uint32_t proc) {
-  if (proc >= match::kMaxProcesses || is_failed(proc)) return;
-  // A replacement may die before this process has heard of it: remember it for add_peers.
-  if (proc >= failed_.size()) failed_.resize(proc + 1, false);
-  failed_[proc] = true;
-  if (proc < suspected_.size()) suspected_[proc] = false;  // confirmed: no longer a suspicion
-  if (proc < peers_) endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
-  if (on_failure_) on_failure_(proc);
-}
-
-Err Engine::add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, std::string* err) {
+Err Engine::add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, FailureSource why,
+                      std::string* err) {
   if (peers_ + addrs.size() > match::kMaxProcesses) {
     *err = "too many processes for the match-bit layout";
     return Err::intern;
@@ -334,18 +323,20 @@ Err Engine::add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, std::
   }
   const std::uint32_t first = peers_;
   peers_ += static_cast<std::uint32_t>(addrs.size());
-  if (failed_.size() < peers_) failed_.resize(peers_, false);
   for (std::uint32_t p = first; p < peers_; ++p) {
-    if (addrs[p - first].empty() && !failed_[p]) {
-      failed_[p] = true;  // never a member of anything: no listener call needed
+    if (failures_.is_failed(p)) {
+      // Reported dead before the transport knew it (a replacement that died early): the
+      // failure path ran then without a transport purge; run that step now.
+      endpoint_->mark_peer_failed(static_cast<transport::PeerId>(p));
+    } else if (addrs[p - first].empty()) {
+      failures_.mark_failed(p, why);
     }
-    if (failed_[p]) endpoint_->mark_peer_failed(static_cast<transport::PeerId>(p));
   }
   return Err::ok;
 }
 
 bool Engine::progress() {
-  if (kFtChecks && runtime_->has_failures()) handle_failures();
+  if (kFtChecks && runtime_->has_failures()) failures_.drain(runtime_);
   // A few at a time: the batch is initialised on every call, which is most calls of a wait
   // loop (16 cost a 768-byte `rep stos` per poll); more completions wait for the next call.
   Completion batch[4];

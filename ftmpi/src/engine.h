@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "comm.h"
+#include "failure_state.h"
 #include "request.h"
 #include "runtime.h"
 #include "wait_policy.h"
@@ -47,12 +48,10 @@ class Engine {
   void send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload, std::uint64_t bits);
   Err recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64_t ignore,
                     void (*hook)(Request&, void*), void* arg);
-  // Declares a process failed as if the runtime had reported it (a peer learned it first).
-  void declare_failed(std::uint32_t proc);
-
-  // REBUILD: appends processes peer_count(), peer_count()+1, ...; an empty address is a slot
-  // that never joined (a dead or never-started process) and is marked failed at once.
-  Err add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, std::string* err);
+  // Appends processes peer_count(), peer_count()+1, ...; an empty address is a slot that
+  // never joined (a dead or never-started process): it is marked failed (`why`) at once.
+  Err add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, FailureSource why,
+                std::string* err);
   std::uint32_t peer_count() const { return peers_; }
   std::vector<std::uint8_t> address() const { return endpoint_->address(); }
 
@@ -95,19 +94,11 @@ class Engine {
   // Waits until every send this process posted has completed (MPI_Finalize).
   void drain_sends();
 
-  // Called (on our own thread, from progress) once per newly failed process, after the
-  // transport has completed every operation addressed to it.
-  void set_failure_listener(std::function<void(std::uint32_t)> f) { on_failure_ = std::move(f); }
-  bool is_failed(std::uint32_t proc) const { return proc < failed_.size() && failed_[proc]; }
-  // Called (on our own thread, from progress or a failed post) at most once per process when
-  // the transport fails an operation addressed to it (peer_failed: a broken connection; or an
-  // unexpected error) while no failure of it is known: SPEC 4.7's "suspected" peer
-  // (FTMPI_PROC_UNAVAILABLE). Only the runtime's report (or an agreement) makes it failed;
-  // declare_failed supersedes a suspicion. Only error completions pay for this.
-  void set_suspect_listener(std::function<void(std::uint32_t)> f) { on_suspect_ = std::move(f); }
-  bool is_suspected(std::uint32_t proc) const {
-    return proc < suspected_.size() && suspected_[proc];
-  }
+  // The failure state this engine feeds (runtime reports drained in progress(), transport
+  // errors as suspicions) and whose purge hook is the transport's mark_peer_failed.
+  FailureState& failures() { return failures_; }
+  const FailureState& failures() const { return failures_; }
+  bool is_failed(std::uint32_t proc) const { return failures_.is_failed(proc); }
 
   RequestPool& requests() { return requests_; }
   const std::string& provider() const { return endpoint_->provider_name(); }
@@ -125,7 +116,6 @@ class Engine {
   // One of a request's completions (the send itself, or a synchronous send's ack) is in.
   void finish_part(Request* r, int error);
   static void on_ack(Request& ack, void* self);
-  void handle_failures();
   // The transport failed an operation towards proc with s; suspects proc if s says it may be
   // dead (kAnyPeer: the provider could not tell who; ignored).
   void note_transport_error(transport::PeerId proc, transport::Status s);
@@ -136,11 +126,8 @@ class Engine {
   std::vector<std::uint8_t> internal_spare_;  // an internal receive buffer, for the next one
   WaitPolicy wait_policy_;
   std::uint32_t my_proc_ = 0;
-  std::vector<bool> failed_;    // by process index; may reach beyond peers_ (failed early)
+  FailureState failures_;
   std::uint32_t peers_ = 0;      // processes the transport knows
-  std::function<void(std::uint32_t)> on_failure_;
-  std::vector<bool> suspected_;  // by process index; set once, cleared by declare_failed
-  std::function<void(std::uint32_t)> on_suspect_;
   std::size_t pending_sends_ = 0;
 };
 

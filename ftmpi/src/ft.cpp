@@ -1,6 +1,8 @@
 #include "ft.h"
 #include "monitor.h"
 
+#include <ftmpi/debug_log.h>
+
 #include <strings.h>
 
 #include <algorithm>
@@ -49,29 +51,38 @@ std::string failed_ranks_text(const Comm& comm) {
 }
 
 void FaultHandler::on_process_failed(std::uint32_t proc) {
-  comms_->for_each([&](Comm& c) {
-    if (c.inter) return intercomm_lost_process(c, proc, engine_);  // never repaired: FAILED
-    if (proc >= c.rank_of_proc.size()) return;
-    int r = c.rank_of_proc[proc];
-    if (r < 0 || c.is_failed(r)) return;
-    c.proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
-    c.failed.push_back(r);
-    c.tainted = true;
-    if (c.comm_mode == FTMPI_COMM_MODE_ABORT) {
-      runtime_->abort(MPI_ERR_OTHER, "rank " + std::to_string(r) + " of " + c.name +
-                                         " failed and the communicator is in ABORT mode");
+  comms_->for_each([&](Comm& c) { fail_in(c, proc); });
+}
+
+void FaultHandler::adopt_known_failures(Comm& c) {
+  if (engine_->failures().failed_count() == 0) return;
+  for (std::uint32_t proc : engine_->failures().failed_procs()) fail_in(c, proc);
+}
+
+void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
+  if (c.inter) return intercomm_lost_process(c, proc, engine_);  // never repaired: FAILED
+  if (proc >= c.rank_of_proc.size()) return;
+  int r = c.rank_of_proc[proc];
+  if (r < 0 || c.is_failed(r)) return;
+  c.proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+  c.failed.push_back(r);
+  c.tainted = true;
+  FTMPI_DLOG("failure", "process %u is rank %d of %s: marked failed, requests purged", proc, r,
+             c.name.c_str());
+  if (c.comm_mode == FTMPI_COMM_MODE_ABORT) {
+    runtime_->abort(MPI_ERR_OTHER, "rank " + std::to_string(r) + " of " + c.name +
+                                       " failed and the communicator is in ABORT mode");
+  }
+  if (c.state != FTMPI_COMM_FAILED) c.state = FTMPI_COMM_DETECTED;
+  monitor().comm_changed(c);
+  const bool nop = c.msg_mode == FTMPI_MSG_MODE_NOP;
+  engine_->requests().for_each_live([&](Request& q) {
+    if (q.comm != &c || q.complete) return;
+    // NOP: nothing pending on the communicator survives. CONT: only what names the dead
+    // process or could be satisfied by it (wildcard receives).
+    if (nop || q.peer == r || (q.kind == Request::Kind::recv && q.peer == MPI_ANY_SOURCE)) {
+      engine_->purge(&q, to_code(fail(Err::other, "rank %d of %s failed", r, c.name.c_str())));
     }
-    if (c.state != FTMPI_COMM_FAILED) c.state = FTMPI_COMM_DETECTED;
-    monitor().comm_changed(c);
-    const bool nop = c.msg_mode == FTMPI_MSG_MODE_NOP;
-    engine_->requests().for_each_live([&](Request& q) {
-      if (q.comm != &c || q.complete) return;
-      // NOP: nothing pending on the communicator survives. CONT: only what names the dead
-      // process or could be satisfied by it (wildcard receives).
-      if (nop || q.peer == r || (q.kind == Request::Kind::recv && q.peer == MPI_ANY_SOURCE)) {
-        engine_->purge(&q, to_code(fail(Err::other, "rank %d of %s failed", r, c.name.c_str())));
-      }
-    });
   });
 }
 

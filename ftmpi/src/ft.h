@@ -1,8 +1,12 @@
 // Fault tolerance in the library core (SPEC 4): what a process failure does to communicators and
 // their pending operations, and what an operation on a communicator with failures may do.
-// One idempotent path: the engine marks the process failed in the transport (operations
-// addressed to it complete with errors), then FaultHandler updates every communicator that
-// contains it and purges what the communicator's message mode says must not wait.
+// FaultHandler is the communicator layer of the one failure path (ftmpi/FAILURE_STATE.md):
+// FailureState records the death and has the transport purge what is addressed to it, then
+// calls on_process_failed, which updates every communicator that contains the process and
+// purges what the communicator's message mode says must not wait. A communicator's per-rank
+// view (Comm::proc_state, Comm::failed, Comm::state) is written only here, by repair, which
+// resets it to the agreed membership, and by adopt_known_failures, which every place that
+// creates or re-members a communicator calls so that no failure recorded meanwhile is lost.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +30,10 @@ class FaultHandler {
       : comms_(comms), engine_(engine), runtime_(runtime) {}
 
   void on_process_failed(std::uint32_t proc);
+  // A communicator was just created or re-membered (MPI_Init, a constructor, a repair): every
+  // member FailureState already knows failed goes through the same path as a new failure
+  // (FAILED, listed in Comm::failed, DETECTED, requests purged, ABORT mode aborts).
+  void adopt_known_failures(Comm& comm);
   // A transport error points at proc, but nobody has confirmed its death (SPEC 4.7): every
   // communicator whose local group holds it shows it FTMPI_PROC_UNAVAILABLE where it was
   // FTMPI_PROC_OK. Nothing else changes (no DETECTED state, no entry in Comm::failed, nothing
@@ -39,6 +47,9 @@ class FaultHandler {
   Err check(Comm* comm, int peer);
 
  private:
+  // The communicator step of a failure of proc, for one communicator.
+  void fail_in(Comm& c, std::uint32_t proc);
+
   CommTable* comms_;
   Engine* engine_;
   Runtime* runtime_;

@@ -207,10 +207,7 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
   }
   Outcome local;
   if (!d.failed.empty()) {
-    for (int r : d.failed) {
-      std::uint32_t proc = group->procs[static_cast<std::size_t>(r)];
-      if (!engine_->is_failed(proc)) engine_->declare_failed(proc);
-    }
+    engine_->failures().mark_ranks_failed(*group, d.failed, FailureSource::agreement);
     local = outcome_of(fail(Err::other, "%zu process(es) of %s failed; intercommunicators are not "
                             "built over failures or repaired", d.failed.size(), group->name.c_str()));
   }

@@ -182,26 +182,24 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
     }
   }
   std::string why;
-  if (engine_->add_peers(addrs, &why) != Err::ok) return fail(Err::intern, "%s", why.c_str());
+  // A replacement that did not join in time is failed from here on (empty address).
+  if (engine_->add_peers(addrs, FailureSource::rebuild, &why) != Err::ok) {
+    return fail(Err::intern, "%s", why.c_str());
+  }
   for (std::uint32_t i = 0; i < plan.count; ++i) {
     if (joined[i]) consensus_->post_note(plan.base + i, kChannel, plan.base, kWelcome, {});
   }
 
-  // The repaired world. A replacement that died on the way is a new failure of its rank.
+  // The repaired world, every member OK. A replacement that died on the way, or a survivor
+  // that died while we waited above, is a new failure of its rank: the caller's
+  // membership_changed applies what FailureState recorded (never cleared, so a death reported
+  // during the waits is not lost; it used to be, and the next MPI_Comm_dup hung).
   w->procs = plan.world;
   w->rank_of_proc.assign(std::max<std::size_t>(w->rank_of_proc.size(), plan.base + plan.count), -1);
   for (std::size_t r = 0; r < w->procs.size(); ++r) w->rank_of_proc[w->procs[r]] = static_cast<int>(r);
   w->rank = w->rank_of_proc[me];
   w->proc_state.assign(w->procs.size(), FTMPI_PROC_OK);
   w->failed.clear();
-  for (std::uint32_t i = 0; i < plan.count; ++i) {
-    const int r = w->rank_of_proc[plan.base + i];
-    if (!joined[i] || engine_->is_failed(plan.base + i)) {
-      if (!engine_->is_failed(plan.base + i)) engine_->declare_failed(plan.base + i);
-      w->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
-      w->failed.push_back(r);
-    }
-  }
   if (nop) {
     w->context = plan.context;
     consensus_->reset_context(plan.context);
@@ -234,7 +232,9 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
     }
   }
   std::string why;
-  if (engine_->add_peers(addrs, &why) != Err::ok) return fail(Err::intern, "%s", why.c_str());
+  if (engine_->add_peers(addrs, FailureSource::rebuild, &why) != Err::ok) {
+    return fail(Err::intern, "%s", why.c_str());
+  }
 
   comms_->init(plan.world, me, default_comm_mode, default_msg_mode);
   Comm* w = comms_->world();
@@ -245,6 +245,7 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
   w->coll_mode = plan.coll_mode;
   w->errhandler = MPI_ERRORS_RETURN;  // REBUILD is a fault-tolerant mode
   comms_->adopt_contexts(plan.used);
+  comms_->membership_changed(*w);  // members already known dead (no address to look up)
   consensus_->reset_context(plan.context);
   consensus_->set_next_sequence(plan.context, plan.sequence);
 
@@ -271,7 +272,7 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
                   timeout_ms() / 1000);
     }
   }
-  w->state = FTMPI_COMM_OK;
+  // A member that died meanwhile left the world DETECTED (the failure path): keep that.
   monitor().comm_changed(*w);
   return Err::ok;
 }
