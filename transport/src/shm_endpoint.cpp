@@ -1,4 +1,4 @@
-// The shm endpoint's region, addresses, send path, ring polling, FINs and peer failure
+// The shm endpoint's region, addresses, send path, ring polling and peer failure
 // (shm_endpoint.h). Large payloads are in shm_large.cpp.
 #include "shm_endpoint.h"
 
@@ -364,47 +364,6 @@ bool ShmEndpoint::on_record(const unsigned char* p, std::size_t got, PeerId sour
   }
   core_.last_error = "shm: dropped a message with unknown header bits";
   return false;
-}
-
-OpRecord* ShmEndpoint::find_pending(PeerId peer, OpKind kind, std::uint32_t seq,
-                                    std::uint8_t stage) {
-  OpRecord* op = peers_[peer].pending.head();
-  while (op != nullptr && !(op->kind == kind && op->stage == stage && op->seq == seq)) {
-    op = op->next;
-  }
-  return op;
-}
-
-void ShmEndpoint::send_fin(PeerId peer, std::uint32_t seq, std::uint64_t status) {
-  if (peer == kAnyPeer || peers_[peer].failed || connect(peer) != Status::ok) return;
-  const wire::Header h{0, wire::kFinBit | seq};
-  if (!push(peers_[peer], &h, sizeof h, &status, sizeof status)) {
-    fin_retry_.push_back({peer, seq, status});
-  }
-}
-
-bool ShmEndpoint::on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, Completion* c) {
-  if (peer == kAnyPeer) return false;
-  OpRecord* op = find_pending(peer, OpKind::send, seq, 1);
-  if (op == nullptr) return false;  // purged meanwhile (peer_failed was reported)
-  if (status == wire::kFinNak) {  // the receiver cannot copy it: stream it through the ring
-    op->stage = 2;
-    op->done_bytes = 0;
-    if (!stream_send(op)) {
-      ++streaming_count_;  // poll() pushes the rest
-      return false;
-    }
-  }
-  peers_[peer].pending.remove(op);
-  *c = Completion{};
-  c->context = op->user_context;
-  c->source = peer;
-  if (status == wire::kFinError) {
-    c->status = Status::error;
-    core_.last_error = "shm: the receiver could not read a large message";
-  }
-  free_op(op);
-  return true;
 }
 
 void ShmEndpoint::fail_peer(PeerId peer) {

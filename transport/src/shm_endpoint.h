@@ -5,8 +5,8 @@
 // process_vm_writev from 128 KiB on), or, when neither can be used, streamed through the ring.
 // The wire format is in wire.h; matching is the matcher's (matcher.h).
 //
-// Files: shm_endpoint.cpp (region, addresses, the send path, polling the rings, FINs, peer
-// failure), shm_large.cpp (large messages: bulk slots, CMA, the shared copy, streaming).
+// Files: shm_endpoint.cpp (region, addresses, the send path, polling the rings, peer failure),
+// shm_large.cpp (large messages: bulk slots, CMA, the shared copy, FINs, streaming).
 #pragma once
 
 #include <cstddef>
