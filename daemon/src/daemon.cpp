@@ -74,6 +74,7 @@ Status Daemon::start(std::string& why) {
     control_->set_handlers({
         [this](std::uint64_t c, proto::Frame&& f) { on_control_frame(c, std::move(f)); },
         [this](std::uint64_t c) {
+            launchers_.erase(c);
             jobs_->client_gone(c);
             check_private_exit();
         },
@@ -124,7 +125,7 @@ Status Daemon::start(std::string& why) {
     }
     if (opts_.private_mode) {
         loop_.add_timer(kPrivateIdleLimit, [this] {
-            if (!control_->ever_authenticated()) begin_shutdown("no launcher connected");
+            if (!ever_launched_) begin_shutdown("no job launched");
         });
     }
     return Status::ok;
@@ -170,6 +171,8 @@ void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
                 control_->close_after_flush(client);
                 return;
             }
+            launchers_.insert(client);
+            ever_launched_ = true;
             jobs_->launch(client, std::move(m));
             if (opts_.test_stall) {
                 // Tests of the launcher watchdog: a loop that never comes back, as in a
@@ -207,10 +210,9 @@ void Daemon::check_private_exit() {
         loop_.stop();
         return;
     }
-    // A private daemon serves exactly one launcher: once it has been served and gone, exit.
-    if (opts_.private_mode && control_->ever_authenticated() && jobs_->job_count() == 0 &&
-        control_->connection_count() == 0)
-        loop_.stop();
+    // A private daemon serves exactly one launcher: once it has been served and gone, exit,
+    // whoever else is still connected (issue 16 item 3: no idle connection keeps it alive).
+    if (opts_.private_mode && ever_launched_ && jobs_->job_count() == 0 && launchers_.empty()) loop_.stop();
 }
 
 void Daemon::begin_shutdown(const char* why) {

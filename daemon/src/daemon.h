@@ -2,7 +2,9 @@
 // supervisor into one event loop, and owns the run directory (socket, token, PMIx tmpdir).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "control_server.h"
@@ -58,6 +60,10 @@ private:
     std::string token_path_;
     std::string pmix_tmpdir_;
     bool shutting_down_ = false;
+    // Private mode: the connections that launched a job. Once the job is over and they are
+    // gone, nothing else (a tool, an idle connection) keeps the daemon alive.
+    std::set<std::uint64_t> launchers_;
+    bool ever_launched_ = false;
     bool listening_ = false;
 };
 

@@ -2,6 +2,7 @@
 // checks that the daemon drops each such connection. The driver then checks that the daemon is
 // still alive and still runs jobs. Usage: proto_abuse <socket path>
 //                                         proto_abuse --pmix <IPv4 address> <port>
+//                                         proto_abuse --hold <socket path> <seconds>
 // The second form does the same to the daemon's PMIx listener (loopback TCP): silent, half and
 // lying connect-acks, all at once, each of which must be closed by the daemon.
 #include <arpa/inet.h>
@@ -135,9 +136,39 @@ int pmix_abuse(const char* addr, int port) {
     return g_failures == 0 ? 0 : 1;
 }
 
+// An authenticated launcher-kind connection that never launches anything and never leaves:
+// exit 0 when the daemon closes it within `seconds`, 1 otherwise.
+int hold(const std::string& socket, int seconds) {
+    std::string token, why;
+    int fd = -1;
+    if (token_read(token_path_for_socket(socket), token, why) != ProtoStatus::ok ||
+        unix_connect(socket, fd) != ProtoStatus::ok) {
+        std::fprintf(stderr, "hold: cannot connect: %s\n", why.c_str());
+        return 2;
+    }
+    Hello hello;
+    hello.token = token;
+    (void)write_all(fd, encode(hello));
+    std::printf("holding\n");
+    std::fflush(stdout);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < deadline) {
+        pollfd p{fd, POLLIN, 0};
+        if (poll(&p, 1, 100) <= 0) continue;
+        if (read(fd, buf, sizeof buf) <= 0) {
+            std::printf("closed by the daemon\n");
+            return 0;
+        }
+    }
+    std::printf("still open after %d s\n", seconds);
+    return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 4 && std::string(argv[1]) == "--hold") return hold(argv[2], std::atoi(argv[3]));
     if (argc == 4 && std::string(argv[1]) == "--pmix") return pmix_abuse(argv[2], std::atoi(argv[3]));
     if (argc != 2) {
         std::fprintf(stderr, "usage: proto_abuse <socket> | proto_abuse --pmix <address> <port>\n");

@@ -120,6 +120,21 @@ precreated)  # another user pre-created our run directory's name: a FIFO at the 
         fi
         [ -z "$(ls -A "$TMPDIR" | grep -v "^ftmpi-$(id -u)$")" ] || fail "$kind: run directory left behind: $(ls -A "$TMPDIR")"
     done ;;
+idle_connection)  # an authenticated connection that launches nothing does not keep the private daemon
+    "$MPIRUN" -n 2 "$BIN/pmix_rank" serve 40 >"$T/out" 2>"$T/err" &
+    MP=$!
+    wait_pid_files 2
+    dpid=$(private_daemon_of "$MP")
+    [ -n "$dpid" ] || fail "no private daemon under mpirun"
+    sock=$(tr '\0' '\n' < "/proc/$dpid/cmdline" | sed -n '/^--socket$/{n;p}')
+    "$BIN/proto_abuse" --hold "$sock" 30 >"$T/hold.out" 2>&1 &
+    holder=$!
+    for _ in $(seq 50); do grep -q holding "$T/hold.out" 2>/dev/null && break; sleep 0.1; done
+    touch "$T/stop"
+    wait "$MP"; RC=$?; MP=
+    [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
+    expect_gone "$dpid" "the daemon (an idle connection kept it)" 40
+    wait "$holder" || fail "the idle connection was not closed: $(cat "$T/hold.out")" ;;
 launcher_killed | launcher_killed_stalled)
     # mpirun SIGKILLed: the daemon and every rank go, also when the daemon's loop is stuck
     # (FTMPI_TEST_DAEMON_STALL: a daemon that no longer runs its loop, as in a deadlock).
