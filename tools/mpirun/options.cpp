@@ -177,8 +177,8 @@ void print_usage(const char* prog) {
         "  --tag-output            prefix every output line with [rank]\n"
         "  --timeout S             kill the job after S seconds (exit code 124)\n"
         "  --help, --version\n"
-        "Runs the job under ftmpid ($FTMPI_DAEMON_SOCKET or /tmp/ftmpi-$UID/ftmpid.sock), starting a\n"
-        "private daemon when none answers.\n",
+        "Runs the job under ftmpid ($FTMPI_DAEMON_SOCKET or ${TMPDIR:-/tmp}/ftmpi-$UID/ftmpid.sock), starting\n"
+        "a private daemon when none answers.\n",
         prog);
 }
 
