@@ -20,7 +20,7 @@ typedef struct {
     double target_s;
 } bench_opts;
 
-static void bench_parse(int argc, char **argv, bench_opts *o)
+static inline void bench_parse(int argc, char **argv, bench_opts *o)
 {
     o->reps = 9;
     o->target_s = 0.05;
@@ -42,21 +42,21 @@ static void bench_parse(int argc, char **argv, bench_opts *o)
         o->target_s = 0.05;
 }
 
-static int bench_cmp_double(const void *a, const void *b)
+static inline int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /* Sorts v in place. */
-static double bench_median(double *v, int n)
+static inline double bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Page-aligned and touched, so first-touch page faults stay out of the timings. */
-static void *bench_alloc(size_t bytes)
+static inline void *bench_alloc(size_t bytes)
 {
     void *p = NULL;
     if (posix_memalign(&p, 4096, bytes ? bytes : 1) != 0) {
@@ -68,7 +68,7 @@ static void *bench_alloc(size_t bytes)
 }
 
 /* Iterations for one repetition, from a probe of `probe_iters` that took `probe_s`. */
-static int bench_iters_for(double target_s, int probe_iters, double probe_s)
+static inline int bench_iters_for(double target_s, int probe_iters, double probe_s)
 {
     double n = probe_s > 0 ? target_s * probe_iters / probe_s : 1e6;
     if (n < 1)
@@ -80,7 +80,7 @@ static int bench_iters_for(double target_s, int probe_iters, double probe_s)
 
 /* One machine-readable result line; run.sh parses the key=value fields. Times are per
  * operation (one-way for ping-pong), MBps is 10^6 bytes/s as fi_pingpong prints it. */
-static void bench_report(const char *test, const char *metric, long bytes, int np, int iters,
+static inline void bench_report(const char *test, const char *metric, long bytes, int np, int iters,
                          int reps, double *samples_us)
 {
     double med = bench_median(samples_us, reps);

@@ -27,12 +27,22 @@ static long ring_sum(MPI_Comm comm, int me_value) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   int valid[1024], nvalid = 0, state;
+  if (size > 1024) {
+    CHECK(0, "ring_sum: %d members, at most 1024 supported", size);
+    return -1;
+  }
   for (int r = 0; r < size; r++) {
     FTMPI_Comm_proc_state(comm, r, &state);
     if (state != FTMPI_PROC_FAILED) valid[nvalid++] = r;
   }
+  /* The caller is alive, so it must be among the valid members; a library that says otherwise
+   * is a failure of the test, not an out-of-bounds read. */
   int pos = 0;
-  while (valid[pos] != rank) pos++;
+  while (pos < nvalid && valid[pos] != rank) pos++;
+  if (pos == nvalid) {
+    CHECK(0, "ring_sum: rank %d not among the %d valid members", rank, nvalid);
+    return -1;
+  }
   int next = valid[(pos + 1) % nvalid], prev = valid[(pos + nvalid - 1) % nvalid];
   long total = me_value;
   if (nvalid == 1) return total;
