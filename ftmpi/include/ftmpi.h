@@ -28,6 +28,9 @@ extern "C" {
 #define FTMPI_COMM_MODE_BLANK 2
 #define FTMPI_COMM_MODE_REBUILD 3
 #define FTMPI_COMM_MODE_REBUILD_APPEND 4
+/* ULFM (mpi-ext.h, SPEC 4.8): failures are reported as MPIX_ERR_PROC_FAILED and nothing is
+ * repaired implicitly; the application revokes, shrinks and agrees. */
+#define FTMPI_COMM_MODE_ULFM 5
 #define FTMPI_REBUILD_INPLACE FTMPI_COMM_MODE_REBUILD
 #define FTMPI_REBUILD_APPEND FTMPI_COMM_MODE_REBUILD_APPEND
 

@@ -33,9 +33,11 @@ struct Call {
 // work here" to one failure-tolerant agreement (consensus.cpp) on the communicator; the
 // collective succeeds only if it worked everywhere and nobody died. The agreement costs
 // 2(n-1) small messages per collective: ABORT mode (the default) and RELAXED skip it.
+// ULFM mode has no such step either: as in Open MPI, a collective may fail at some members
+// and succeed at others; MPIX_Comm_agree is how a ULFM application gets a uniform answer.
 bool atomic(const Comm* c) {
-  return c->comm_mode != FTMPI_COMM_MODE_ABORT && c->coll_mode == FTMPI_COLL_MODE_ATOMIC &&
-         c->size() > 1;
+  return c->comm_mode != FTMPI_COMM_MODE_ABORT && c->comm_mode != FTMPI_COMM_MODE_ULFM &&
+         c->coll_mode == FTMPI_COLL_MODE_ATOMIC && c->size() > 1;
 }
 
 // The outcome is a function of the decision alone, so it is the same everywhere: it worked
@@ -168,7 +170,7 @@ int finish(Comm* c, coll::Status s, const char* fn) {
   switch (s) {
     case coll::Status::ok: return MPI_SUCCESS;
     case coll::Status::proc_failed:
-      return raise(c, fail(Err::other, "%s on %s: a participant failed (rank(s) %s)", fn,
+      return raise(c, fail(failure_err(*c), "%s on %s: a participant failed (rank(s) %s)", fn,
                            c->name.c_str(), failed_ranks_text(*c).c_str()));
     case coll::Status::truncated: return raise(c, fail(Err::truncate, "%s: message truncated", fn));
     case coll::Status::invalid: return raise(c, fail(Err::arg, "%s: invalid arguments", fn));

@@ -49,9 +49,13 @@ int do_init() {
   failures.add_failure_listener([&l](std::uint32_t proc) { l.ft.on_process_failed(proc); });
   failures.add_failure_listener([&l](std::uint32_t proc) { l.consensus.on_process_failed(proc); });
   failures.add_suspect_listener([&l](std::uint32_t proc) { l.ft.on_process_suspected(proc); });
-  l.comms.set_membership_hook([&l](Comm& c) { l.ft.adopt_known_failures(c); });
+  // ...and a revoke notice that arrived before this process had the communicator (ulfm.h).
+  l.comms.set_membership_hook([&l](Comm& c) {
+    l.ft.adopt_known_failures(c);
+    l.ulfm.on_comm_added(c);
+  });
   l.comms.membership_changed(*l.comms.world());
-  if (l.consensus.start() != Err::ok) {
+  if (l.consensus.start() != Err::ok || l.ulfm.start() != Err::ok) {
     l.runtime.abort(MPI_ERR_INTERN, "MPI_Init failed: cannot post agreement receive");
   }
   if (l.runtime.is_replacement()) {

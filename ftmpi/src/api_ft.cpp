@@ -11,7 +11,7 @@ Err find(MPI_Comm comm, Comm** c) {
   return lib().comms.lookup(comm, c);
 }
 
-bool valid_comm_mode(int m) { return m >= FTMPI_COMM_MODE_ABORT && m <= FTMPI_COMM_MODE_REBUILD_APPEND; }
+bool valid_comm_mode(int m) { return m >= FTMPI_COMM_MODE_ABORT && m <= FTMPI_COMM_MODE_ULFM; }
 bool valid_msg_mode(int m) { return m == FTMPI_MSG_MODE_NOP || m == FTMPI_MSG_MODE_CONT; }
 
 }  // namespace

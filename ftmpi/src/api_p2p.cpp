@@ -207,10 +207,19 @@ Request* operation_of(Request* r) {
 
 bool request_done(Request* r) {
   Request* op = operation_of(r);
-  return op == nullptr || op->complete;
+  if (op == nullptr || op->complete) return true;
+  if (op->kind == Request::Kind::ulfm) return lib().ulfm.poll(op);  // MPIX_Comm_iagree/ishrink
+  return ulfm_wildcard_blocked(*op);
 }
 
 int request_finish(Request* r, MPI_Status* st, MPI_Request* handle) {
+  if (Request* op = operation_of(r); op != nullptr && !op->complete) {
+    // Done only in the ULFM sense (request_done): it stays pending and keeps its handle.
+    fill_empty_status(st);
+    return to_code(fail(Err::proc_failed_pending, "a wildcard receive on %s: rank(s) %s failed "
+                        "and are not acknowledged; the receive is still pending",
+                        op->comm->name.c_str(), failed_ranks_text(*op->comm).c_str()));
+  }
   if (r->kind != Request::Kind::persistent) return retire(r, st, handle);
   Request* op = operation_of(r);
   if (op == nullptr) {
@@ -254,7 +263,12 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   Engine& eng = lib().engine;
   Request* r = nullptr;
   if (Err e = post_recv(buf, count, c, source, tag, &r); e != Err::ok) return raise(c.comm, e);
-  eng.wait(r);
+  eng.wait_until([r] { return r->complete || ulfm_wildcard_blocked(*r); });
+  if (!r->complete) {  // SPEC 4.8: a blocking wildcard receive gives up, the request with it
+    eng.purge(r, to_code(fail(Err::proc_failed, "MPI_Recv from MPI_ANY_SOURCE on %s: rank(s) %s "
+                              "failed and are not acknowledged (MPIX_Comm_failure_ack)",
+                              c.comm->name.c_str(), failed_ranks_text(*c.comm).c_str())));
+  }
   MPI_Request h = r->handle;
   return raise_code(c.comm, retire(r, status, &h));
 }
@@ -312,6 +326,10 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
   int dummy = 0;
   Err e = check_recv(&dummy, 0, MPI_BYTE, source, tag, comm, &c);
   if (e == Err::ok && flag == nullptr) e = fail(Err::arg, "flag pointer is NULL");
+  if (e == Err::ok && source == MPI_ANY_SOURCE && ulfm_unacked_failure(*c.comm)) {
+    e = fail(Err::proc_failed, "probe for MPI_ANY_SOURCE on %s: rank(s) %s failed and are not "
+             "acknowledged", c.comm->name.c_str(), failed_ranks_text(*c.comm).c_str());
+  }
   if (e != Err::ok) return raise(c.comm, e);
   if (source == MPI_PROC_NULL) {
     *flag = 1;

@@ -37,7 +37,10 @@ void CommP2P::view_of(const Comm& comm, coll::View* out) {
 }
 
 coll::Status CommP2P::track(Err e, Request* r, coll::RequestId* req) {
-  if (e != Err::ok) return e == Err::other ? coll::Status::proc_failed : coll::Status::error;
+  if (e != Err::ok) {
+    const bool failure = e == Err::other || e == Err::proc_failed || e == Err::revoked;
+    return failure ? coll::Status::proc_failed : coll::Status::error;
+  }
   *req = static_cast<coll::RequestId>(count_++);
   if (*req < kInline) {
     inline_[*req] = r;

@@ -46,6 +46,11 @@ struct Comm {
   // away; the record and its context ids stay until the last such request is freed.
   int holds = 0;
   bool freed = false;  // MPI_Comm_free was called while held
+  // ULFM (ulfm.cpp, any mode): revoked by MPIX_Comm_revoke here or elsewhere (state is then
+  // FTMPI_COMM_FAILED for good); `acked`: how many entries of `failed` the application has
+  // acknowledged (MPIX_Comm_failure_ack / MPIX_Comm_ack_failed), reset with `failed`.
+  bool revoked = false;
+  int acked = 0;
 
   // Cartesian or graph topology (MPI_Cart_create, MPI_Graph_create); shared by MPI_Comm_dup.
   std::shared_ptr<const Topology> topology;
@@ -75,6 +80,14 @@ struct Comm {
   }
   int peer_size() const { return static_cast<int>(peer_procs().size()); }
 };
+
+// The error a process failure gives on c: FT-MPI's MPI_ERR_OTHER (SPEC 4.7) or, in ULFM mode,
+// MPIX_ERR_PROC_FAILED (SPEC 4.8). Only error paths call it.
+// A revoked communicator says so instead.
+inline Err failure_err(const Comm& c) {
+  if (c.revoked) return Err::revoked;
+  return c.comm_mode == FTMPI_COMM_MODE_ULFM ? Err::proc_failed : Err::other;
+}
 
 class CommTable {
  public:

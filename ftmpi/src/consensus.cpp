@@ -1,5 +1,6 @@
 #include "consensus.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -121,6 +122,14 @@ void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>&
     inst.decision = std::move(body);
     inst.decided_by = from_proc;
   }
+  step_all();
+}
+
+void Consensus::step_all() {
+  if (active_.empty()) return;
+  // A ticket that finishes leaves active_: walk a copy (done tickets return at once).
+  std::vector<Ticket*> now = active_;
+  for (Ticket* t : now) (void)step(t);
 }
 
 void Consensus::forward_decision(Key key, Instance& inst) {
@@ -138,6 +147,7 @@ void Consensus::on_process_failed(std::uint32_t proc) {
       forward_decision(key, inst);
     }
   }
+  step_all();  // a coordinator may have died, or the last contribution we waited for
 }
 
 void Consensus::reset_context(std::uint32_t context) {
@@ -172,52 +182,53 @@ int Consensus::coordinator(const Comm& c) {
 
 Err Consensus::agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine,
                      Decision* out) {
-  std::vector<std::uint8_t> tagged;
-  tagged.reserve(mine.size() + 1);
-  tagged.push_back(static_cast<std::uint8_t>(kind));
-  tagged.insert(tagged.end(), mine.begin(), mine.end());
+  Ticket t;
+  begin(comm, kind, mine, &t);
   while (true) {
-    if (Err e = agree_once(comm, tagged, out); e != Err::ok) return e;
-    bool votes = false, constructions = false;
-    for (auto& [rank, bytes] : out->contributions) {
-      if (bytes.empty()) return fail(Err::intern, "malformed agreement contribution");
-      votes = votes || bytes[0] == static_cast<std::uint8_t>(Kind::vote);
-      constructions = constructions || bytes[0] != static_cast<std::uint8_t>(Kind::vote);
-      bytes.erase(bytes.begin());
-    }
-    out->mixed = votes && constructions;
-    if (!out->mixed || kind == Kind::vote) return Err::ok;
+    engine_->wait_until([&] { return step(&t); });
+    Err e = Err::ok;
+    if (collect(&t, out, &e)) return e;
     // A construction met votes of members still leaving a collective: they will come.
   }
 }
 
-Err Consensus::agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Decision* out) {
-  std::uint32_t& next = sequence_of(comm->context);
-  Key key{comm->context, next};
+void Consensus::begin(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Ticket* t) {
+  t->comm_ = comm;
+  t->kind_ = kind;
+  t->mine_.clear();
+  t->mine_.reserve(mine.size() + 1);
+  t->mine_.push_back(static_cast<std::uint8_t>(kind));
+  t->mine_.insert(t->mine_.end(), mine.begin(), mine.end());
+  claim_instance(t);
+}
+
+void Consensus::claim_instance(Ticket* t) {
+  std::uint32_t& next = sequence_of(t->comm_->context);
+  t->key_ = Key{t->comm_->context, next};
   next = (next + 1) & kSeqMask;
-  Instance& inst = instances_[key];
-  inst.procs = comm->procs;
-  int asked = -1;  // the coordinator we sent our contribution to
-  while (true) {
-    engine_->progress();
-    if (inst.decided) break;
-    int coord = coordinator(*comm);
-    if (coord < 0) return fail(Err::other, "every process of %s has failed", comm->name.c_str());
-    if (coord == comm->rank) {
-      inst.contributions[comm->rank] = mine;
-      bool complete = true;
-      for (int r = 0; r < comm->size() && complete; ++r) {
-        complete = comm->is_failed(r) || inst.contributions.count(r) > 0;
-      }
-      if (!complete) {
-        engine_->wait_until([&] {
-          if (inst.decided) return true;
-          for (int r = 0; r < comm->size(); ++r) {
-            if (!comm->is_failed(r) && inst.contributions.count(r) == 0) return false;
-          }
-          return true;
-        });
-        continue;  // re-evaluate: decided by someone else, or everything is in
+  instances_[t->key_].procs = t->comm_->procs;
+  t->asked_ = -1;
+  t->done_ = false;
+  t->everyone_failed_ = false;
+  active_.push_back(t);
+  (void)step(t);
+}
+
+// One pass of the rotating-coordinator protocol (CONSENSUS.md) for this member: take a decision
+// that arrived, or decide as coordinator once every live member contributed, or send our
+// contribution to the current coordinator (once per coordinator). Never blocks.
+bool Consensus::step(Ticket* t) {
+  if (t->done_) return true;
+  Comm* comm = t->comm_;
+  Instance& inst = instances_[t->key_];
+  if (!inst.decided) {
+    const int coord = coordinator(*comm);
+    if (coord < 0) {
+      t->everyone_failed_ = true;
+    } else if (coord == comm->rank) {
+      inst.contributions[comm->rank] = t->mine_;
+      for (int r = 0; r < comm->size(); ++r) {
+        if (!comm->is_failed(r) && inst.contributions.count(r) == 0) return false;
       }
       Decision d;
       for (int r = 0; r < comm->size(); ++r) {
@@ -232,21 +243,57 @@ Err Consensus::agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Dec
       inst.decided_by = engine_->my_proc();
       for (int r = 0; r < comm->size(); ++r) {
         if (r != comm->rank && !comm->is_failed(r)) {
-          send(comm->procs[static_cast<std::size_t>(r)], key, kDecision, comm->rank, inst.decision);
+          send(comm->procs[static_cast<std::size_t>(r)], t->key_, kDecision, comm->rank,
+               inst.decision);
         }
       }
-      break;
+    } else {
+      if (t->asked_ != coord) {
+        send(comm->procs[static_cast<std::size_t>(coord)], t->key_, kContribution, comm->rank,
+             t->mine_);
+        t->asked_ = coord;
+      }
+      return false;
     }
-    if (asked != coord) {
-      send(comm->procs[static_cast<std::size_t>(coord)], key, kContribution, comm->rank, mine);
-      asked = coord;
-    }
-    engine_->wait_until([&] { return inst.decided || comm->is_failed(coord); });
   }
-  if (!decode(inst.decision, out)) return fail(Err::intern, "malformed agreement decision");
+  t->done_ = true;
+  active_.erase(std::find(active_.begin(), active_.end(), t));
+  return true;
+}
+
+void Consensus::drop(Ticket* t) {
+  auto it = std::find(active_.begin(), active_.end(), t);
+  if (it != active_.end()) active_.erase(it);
+  t->done_ = true;
+}
+
+bool Consensus::collect(Ticket* t, Decision* out, Err* e) {
+  *e = Err::ok;
+  if (t->everyone_failed_) {
+    *e = fail(failure_err(*t->comm_), "every process of %s has failed", t->comm_->name.c_str());
+    return true;
+  }
+  Instance& inst = instances_[t->key_];
+  if (!decode(inst.decision, out)) {
+    *e = fail(Err::intern, "malformed agreement decision");
+    return true;
+  }
   inst.contributions.clear();
-  forget_before(key);
-  return Err::ok;
+  forget_before(t->key_);
+  bool votes = false, constructions = false;
+  for (auto& [rank, bytes] : out->contributions) {
+    if (bytes.empty()) {
+      *e = fail(Err::intern, "malformed agreement contribution");
+      return true;
+    }
+    votes = votes || bytes[0] == static_cast<std::uint8_t>(Kind::vote);
+    constructions = constructions || bytes[0] != static_cast<std::uint8_t>(Kind::vote);
+    bytes.erase(bytes.begin());
+  }
+  out->mixed = votes && constructions;
+  if (!out->mixed || t->kind_ == Kind::vote) return true;
+  claim_instance(t);  // the voters will join the construction on the next instance
+  return false;
 }
 
 void Consensus::forget_before(Key key) {

@@ -45,6 +45,37 @@ class Consensus {
   // on the same communicator.
   Err agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Decision* out);
 
+  // The same agreement without blocking (MPIX_Comm_iagree / ishrink, ulfm.cpp): begin() takes
+  // the communicator's next instance and contributes; the instance then advances from the
+  // progress engine (arriving contributions and decisions, failures), whoever is waiting for
+  // what. Once done(), collect() hands out the decision, or returns false when a construction
+  // met votes (Kind) and the ticket moved on to the next instance. A ticket must stay where it
+  // is (it is registered by address) until collected or dropped.
+  class Ticket {
+   public:
+    Ticket() = default;
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    bool done() const { return done_; }
+
+   private:
+    friend class Consensus;
+    Comm* comm_ = nullptr;
+    Kind kind_ = Kind::construction;
+    std::pair<std::uint32_t, std::uint32_t> key_;
+    std::vector<std::uint8_t> mine_;  // with its kind byte in front
+    int asked_ = -1;                  // the coordinator we sent our contribution to
+    bool done_ = false;
+    bool everyone_failed_ = false;
+  };
+  void begin(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Ticket* t);
+  // Drives the ticket once (also done from the progress engine); true when it is done.
+  bool step(Ticket* t);
+  // Requires t->done(). false: moved on to the next instance (a mixed one), wait again.
+  bool collect(Ticket* t, Decision* out, Err* e);
+  // Forgets an unfinished ticket (its request was freed): it no longer advances.
+  void drop(Ticket* t);
+
   // A communicator starts using `context`: its agreements count from 0, and whatever an
   // earlier user of the same id left behind is forgotten (ids are reused after MPI_Comm_free).
   void reset_context(std::uint32_t context);
@@ -78,8 +109,8 @@ class Consensus {
   void send(std::uint32_t proc, Key key, int type, int my_rank,
             const std::vector<std::uint8_t>& body);
   static int coordinator(const Comm& c);
-  // One instance, contributions with their kind byte in front.
-  Err agree_once(Comm* comm, const std::vector<std::uint8_t>& mine, Decision* out);
+  void claim_instance(Ticket* t);
+  void step_all();
 
   void forward_decision(Key key, Instance& inst);
   // Drops the instances of key's context that precede key by more than one (see the .cpp).
@@ -87,6 +118,7 @@ class Consensus {
 
   Engine* engine_;
   std::map<Key, Instance> instances_;
+  std::vector<Ticket*> active_;  // tickets not yet done, advanced on every event
   // Sequence numbers travel in the 24 tag bits of the match bits and wrap there; only the
   // current and the previous instance of a context are ever kept (forget_before), so a
   // wrapped number never meets an old instance.

@@ -98,6 +98,7 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
   std::uint32_t context = take_context(used);
   if (context == 0) return fail(Err::intern, "out of context ids");
   c->failed.clear();
+  c->acked = 0;
   if (rebuild) {
     // Every failed rank, old BLANK gaps included, gets a new process.
     std::vector<int> fill;
@@ -135,13 +136,26 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
 Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key,
                                   Agreed* out) {
   Decision d;
-  if (Err e = consensus_->agree(parent, Consensus::Kind::construction,
-                                encode_mask(comms_->used_contexts(), color, key), &d);
-      e != Err::ok) {
+  // The last byte says whether the parent is revoked here (MPIX_Comm_revoke, ulfm.cpp): the
+  // notice reaches members at different times, the decision makes the outcome uniform.
+  std::vector<std::uint8_t> mine = encode_mask(comms_->used_contexts(), color, key);
+  mine.push_back(parent->revoked ? 1 : 0);
+  if (Err e = consensus_->agree(parent, Consensus::Kind::construction, mine, &d); e != Err::ok) {
     return e;
   }
   // Failures someone else saw first become ours too (same path as a daemon notification).
   engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
+  for (const auto& [rank, bytes] : d.contributions) {
+    if (bytes.size() > kMaskBytes + 8 && bytes[kMaskBytes + 8] != 0) {
+      return fail(Err::revoked, "%s has been revoked", parent->name.c_str());
+    }
+  }
+  // ULFM repairs nothing implicitly: a constructor on a communicator with failures fails, the
+  // same way everywhere (the failed set is the decided one), as in ULFM.
+  if (parent->comm_mode == FTMPI_COMM_MODE_ULFM && !d.failed.empty()) {
+    return fail(Err::proc_failed, "%s has failed processes (rank %d first); shrink it with "
+                "MPIX_Comm_shrink", parent->name.c_str(), d.failed.front());
+  }
   out->used = comms_->used_contexts();
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &out->used);
   out->contributions = std::move(d.contributions);
@@ -228,6 +242,30 @@ Err Constructor::split(Comm* parent, int color, int key, MPI_Comm* out) {
   c->rank = c->rank_of_proc[engine_->my_proc()];
   c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
   c->name = "split of " + p.name;
+  *out = comms_->add(std::move(c));
+  return Err::ok;
+}
+
+std::vector<std::uint8_t> Constructor::shrink_contribution() const {
+  return encode_mask(comms_->used_contexts(), 0, 0);
+}
+
+Err Constructor::shrink_build(Comm* parent, const Decision& d, MPI_Comm* out) {
+  // Failures someone else saw first become ours too (same path as a daemon notification).
+  engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
+  CommTable::ContextMask used = comms_->used_contexts();
+  for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &used);
+  std::uint32_t context = take_context(&used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+  std::unique_ptr<Comm> c = child_of(*parent, context);
+  // The contributors, in their old order: the same list on every member.
+  for (const auto& contribution : d.contributions) {
+    c->procs.push_back(parent->procs[static_cast<std::size_t>(contribution.first)]);
+  }
+  index_procs(c.get(), parent->rank_of_proc.size());
+  c->rank = c->rank_of_proc[engine_->my_proc()];
+  c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
+  c->name = "shrink of " + parent->name;
   *out = comms_->add(std::move(c));
   return Err::ok;
 }

@@ -27,6 +27,11 @@ class Constructor {
   // MPI_Comm_free in between only detaches the handle, the last drop finishes the free.
   void hold(Comm* comm) { ++comm->holds; }
   void drop(Comm* comm);
+  // MPIX_Comm_shrink (ulfm.cpp) runs its agreement itself (it may be non-blocking): this is
+  // what it contributes, and the communicator of the contributors that the decision makes. The
+  // parent is left as it is (no repair): ULFM shrinks into a new communicator.
+  std::vector<std::uint8_t> shrink_contribution() const;
+  Err shrink_build(Comm* parent, const Decision& d, MPI_Comm* out);
 
  private:
   struct Agreed {

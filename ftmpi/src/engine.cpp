@@ -43,7 +43,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
                   bool sync) {
   std::uint32_t peer = comm->peer_procs()[static_cast<std::size_t>(dest)];
   if (kFtChecks && failures_.is_failed(peer)) {
-    return fail(Err::other, "rank %d (process %u) has failed", dest, peer);
+    return fail(failure_err(*comm), "rank %d (process %u) has failed", dest, peer);
   }
   Request* r = requests_.allocate(Request::Kind::send);
   r->comm = comm;
@@ -81,7 +81,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
     }
     requests_.release(r);
     note_transport_error(peer, s);
-    return fail(s == Status::peer_failed ? Err::other : Err::intern, "send to rank %d failed: %s",
+    return fail(s == Status::peer_failed ? failure_err(*comm) : Err::intern, "send to rank %d failed: %s",
                 dest, transport::status_name(s));
   }
   *out = r;
@@ -103,7 +103,7 @@ Err Engine::select(int source, int tag, Comm* comm, std::uint32_t context, Selec
   } else {
     out->peer = comm->peer_procs()[static_cast<std::size_t>(source)];
     if (kFtChecks && failures_.is_failed(out->peer)) {
-      return fail(Err::other, "rank %d (process %u) has failed", source, out->peer);
+      return fail(failure_err(*comm), "rank %d (process %u) has failed", source, out->peer);
     }
     src_bits = out->peer;
   }
@@ -195,7 +195,7 @@ void Engine::complete(const Completion& c) {
       if (parent != nullptr) {
         parent->ack = nullptr;
         finish_part(parent, c.status == Status::ok ? MPI_SUCCESS
-                                                   : to_code(fail(Err::other, "rank %d has failed", parent->peer)));
+                                                   : to_code(fail(failure_err(*parent->comm), "rank %d has failed", parent->peer)));
       }
     } else if (r->hook != nullptr && c.status != Status::canceled) {
       // An error completion (the provider gave up on it) still goes to the hook, empty, so a
@@ -236,7 +236,7 @@ void Engine::complete(const Completion& c) {
                            c.message_len, r->source, c.len));
       break;
     case Status::peer_failed:
-      error = to_code(fail(Err::other, "rank %d has failed", r->peer));
+      error = to_code(fail(failure_err(*r->comm), "rank %d has failed", r->peer));
       break;
     default:
       error = to_code(fail(Err::intern, "transport: %s", transport::status_name(c.status)));

@@ -57,6 +57,11 @@ const char* class_text(int cls) {
     case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
     case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL: invalid keyval";
     case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM: out of memory";
+    case MPIX_ERR_PROC_FAILED: return "MPIX_ERR_PROC_FAILED: a process involved has failed";
+    case MPIX_ERR_PROC_FAILED_PENDING:
+      return "MPIX_ERR_PROC_FAILED_PENDING: a process that could match this wildcard receive has "
+             "failed and the failure is not acknowledged; the request is still pending";
+    case MPIX_ERR_REVOKED: return "MPIX_ERR_REVOKED: the communicator has been revoked";
     default: return nullptr;
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <mpi.h>
+#include <mpi-ext.h>
 
 namespace ftmpi {
 
@@ -38,6 +39,10 @@ enum class [[nodiscard]] Err : int {
   pending = MPI_ERR_PENDING,
   keyval = MPI_ERR_KEYVAL,
   no_mem = MPI_ERR_NO_MEM,
+  // ULFM (mpi-ext.h): what a communicator in FTMPI_COMM_MODE_ULFM, or a revoked one, reports.
+  proc_failed = MPIX_ERR_PROC_FAILED,
+  proc_failed_pending = MPIX_ERR_PROC_FAILED_PENDING,
+  revoked = MPIX_ERR_REVOKED,
 };
 
 // Records a human-readable detail for the error about to be returned (printf-style).

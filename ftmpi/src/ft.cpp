@@ -32,7 +32,8 @@ int comm_mode_from_env() {
                      {"shrink", FTMPI_COMM_MODE_SHRINK},
                      {"blank", FTMPI_COMM_MODE_BLANK},
                      {"rebuild", FTMPI_COMM_MODE_REBUILD},
-                     {"rebuild_append", FTMPI_COMM_MODE_REBUILD_APPEND}});
+                     {"rebuild_append", FTMPI_COMM_MODE_REBUILD_APPEND},
+                     {"ulfm", FTMPI_COMM_MODE_ULFM}});
 }
 
 int msg_mode_from_env() {
@@ -75,6 +76,7 @@ void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
   }
   if (c.state != FTMPI_COMM_FAILED) c.state = FTMPI_COMM_DETECTED;
   monitor().comm_changed(c);
+  if (c.comm_mode == FTMPI_COMM_MODE_ULFM) return ulfm_purge(c, r);
   const bool nop = c.msg_mode == FTMPI_MSG_MODE_NOP;
   engine_->requests().for_each_live([&](Request& q) {
     if (q.comm != &c || q.complete) return;
@@ -84,6 +86,27 @@ void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
       engine_->purge(&q, to_code(fail(Err::other, "rank %d of %s failed", r, c.name.c_str())));
     }
   });
+}
+
+// ULFM (SPEC 4.8): what names the dead process fails with MPIX_ERR_PROC_FAILED; operations
+// between live processes go on (collectives in progress stop by themselves: CommP2P sees the
+// DETECTED state). A wildcard receive stays pending: MPI_Wait/MPI_Test report
+// MPIX_ERR_PROC_FAILED_PENDING while the failure is not acknowledged (ulfm_wildcard_blocked).
+void FaultHandler::ulfm_purge(Comm& c, int r) {
+  engine_->requests().for_each_live([&](Request& q) {
+    if (q.comm != &c || q.complete || q.peer != r) return;
+    if (q.kind != Request::Kind::send && q.kind != Request::Kind::recv) return;
+    engine_->purge(&q, to_code(fail(Err::proc_failed, "rank %d of %s failed", r, c.name.c_str())));
+  });
+}
+
+bool ulfm_unacked_failure(const Comm& c) {
+  return c.comm_mode == FTMPI_COMM_MODE_ULFM && c.acked < static_cast<int>(c.failed.size());
+}
+
+bool ulfm_wildcard_blocked(const Request& r) {
+  return r.kind == Request::Kind::recv && r.peer == MPI_ANY_SOURCE && !r.internal &&
+         r.comm != nullptr && ulfm_unacked_failure(*r.comm);
 }
 
 void FaultHandler::on_process_suspected(std::uint32_t proc) {
@@ -100,6 +123,8 @@ void FaultHandler::on_process_suspected(std::uint32_t proc) {
 }
 
 Err FaultHandler::check(Comm* c, int peer) {
+  if (c->revoked) return fail(Err::revoked, "%s has been revoked", c->name.c_str());
+  if (c->comm_mode == FTMPI_COMM_MODE_ULFM) return check_ulfm(c, peer);
   if (peer >= 0 && peer < c->size() && c->is_failed(peer) &&
       std::find(c->failed.begin(), c->failed.end(), peer) == c->failed.end()) {
     return fail(Err::rank, "rank %d of %s is a gap left by a failed process", peer,
@@ -120,6 +145,21 @@ Err FaultHandler::check(Comm* c, int peer) {
   if (!refuse) return Err::ok;
   return fail(Err::other, "rank(s) %s of %s failed; repair the communicator with MPI_Comm_dup",
               failed_ranks_text(*c).c_str(), c->name.c_str());
+}
+
+// ULFM: only what involves a failed process fails. A collective or constructor involves every
+// member; a wildcard receive is posted and reports a failure at completion
+// (ulfm_wildcard_blocked), as in Open MPI.
+Err FaultHandler::check_ulfm(Comm* c, int peer) {
+  if (c->state == FTMPI_COMM_OK || c->state == FTMPI_COMM_RECOVERED) return Err::ok;
+  if (peer >= 0 && peer < c->peer_size() && c->is_failed(peer)) {
+    return fail(Err::proc_failed, "rank %d of %s has failed", peer, c->name.c_str());
+  }
+  if (peer == kWholeComm && !c->failed.empty()) {
+    return fail(Err::proc_failed, "rank(s) %s of %s failed; shrink it (MPIX_Comm_shrink)",
+                failed_ranks_text(*c).c_str(), c->name.c_str());
+  }
+  return Err::ok;
 }
 
 }  // namespace ftmpi

@@ -49,6 +49,8 @@ class FaultHandler {
  private:
   // The communicator step of a failure of proc, for one communicator.
   void fail_in(Comm& c, std::uint32_t proc);
+  void ulfm_purge(Comm& c, int failed_rank);
+  Err check_ulfm(Comm* c, int peer);
 
   CommTable* comms_;
   Engine* engine_;
@@ -56,5 +58,11 @@ class FaultHandler {
 };
 
 std::string failed_ranks_text(const Comm& comm);
+
+// A receive from MPI_ANY_SOURCE on a ULFM communicator with a failure not acknowledged yet: it
+// cannot complete normally, but stays pending (MPIX_ERR_PROC_FAILED_PENDING from MPI_Wait /
+// MPI_Test; a blocking MPI_Recv gives it up with MPIX_ERR_PROC_FAILED). SPEC 4.8.
+bool ulfm_wildcard_blocked(const Request& r);
+bool ulfm_unacked_failure(const Comm& c);
 
 }  // namespace ftmpi

@@ -17,6 +17,7 @@
 #include "rebuild.h"
 #include "reduction.h"
 #include "runtime.h"
+#include "ulfm.h"
 
 namespace ftmpi {
 
@@ -31,6 +32,7 @@ struct Library {
   Consensus consensus{&engine};
   Rebuilder rebuilder{&comms, &engine, &consensus, &runtime};
   Constructor construct{&comms, &engine, &consensus, &rebuilder};
+  Ulfm ulfm{&comms, &engine, &consensus, &construct};
   bool initialized = false;
   bool finalized = false;
   int init_state = FTMPI_INIT_NEW;

@@ -27,6 +27,7 @@ enum class Kind : std::uint64_t {
   consensus = 1,  // communicator construction / repair agreement (consensus.cpp)
   sync = 2,       // a user message sent with MPI_Ssend: the receiver answers with an ack
   ack = 3,        // that answer
+  revoke = 4,     // MPIX_Comm_revoke notice for the communicator of this context (ulfm.cpp)
 };
 // User receives accept user and sync messages: they ignore this bit of the kind.
 constexpr std::uint64_t kSyncBit = std::uint64_t{2} << 60;

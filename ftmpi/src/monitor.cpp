@@ -54,7 +54,7 @@ std::vector<std::uint8_t> Monitor::encode_update(const std::string& jobid, std::
   w.u32(c.context);
   w.str(c.name);
   w.u8(clamp_u8(c.state, 5));
-  w.u8(clamp_u8(c.comm_mode, 5));
+  w.u8(clamp_u8(c.comm_mode, 6));
   w.u8(clamp_u8(c.msg_mode, 2));
   w.u32(static_cast<std::uint32_t>(c.procs.size()));
   for (std::size_t r = 0; r < c.procs.size(); ++r) {

@@ -200,6 +200,7 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
   w->rank = w->rank_of_proc[me];
   w->proc_state.assign(w->procs.size(), FTMPI_PROC_OK);
   w->failed.clear();
+  w->acked = 0;
   if (nop) {
     w->context = plan.context;
     consensus_->reset_context(plan.context);

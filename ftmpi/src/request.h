@@ -18,7 +18,8 @@ struct Comm;
 struct Datatype;
 
 struct Request {
-  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent };
+  // ulfm: MPIX_Comm_iagree / MPIX_Comm_ishrink, completed by Ulfm::poll (ulfm.h).
+  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent, ulfm };
   Kind kind = Kind::unused;
   bool complete = false;   // complete as the user sees it
   // The transport still holds this record as an operation context. A request completed early

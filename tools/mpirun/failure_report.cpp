@@ -26,6 +26,7 @@ const char* repair_of(proto::CommMode mode) {
         // The survivors ask for the replacement when they repair MPI_COMM_WORLD.
         case proto::CommMode::rebuild: return "REBUILD: a replacement takes its rank at the repair";
         case proto::CommMode::rebuild_append: return "REBUILD_APPEND: a replacement is appended at the repair";
+        case proto::CommMode::ulfm: return "ULFM: the application revokes, shrinks and agrees";
         default: return "ABORT";
     }
 }

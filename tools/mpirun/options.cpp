@@ -10,7 +10,7 @@ namespace ftmpi::mpirun {
 
 namespace {
 
-enum class Opt { nprocs, host, hostfile, export_var, comm_mode, msg_mode, tag_output, timeout, help, version, unknown };
+enum class Opt { nprocs, host, hostfile, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, help, version, unknown };
 
 Opt lookup(const std::string& name) {
     if (name == "n" || name == "np" || name == "c") return Opt::nprocs;
@@ -18,6 +18,7 @@ Opt lookup(const std::string& name) {
     if (name == "hostfile" || name == "machinefile") return Opt::hostfile;
     if (name == "x") return Opt::export_var;
     if (name == "comm-mode") return Opt::comm_mode;
+    if (name == "with-ft") return Opt::with_ft;
     if (name == "msg-mode") return Opt::msg_mode;
     if (name == "tag-output") return Opt::tag_output;
     if (name == "timeout") return Opt::timeout;
@@ -108,9 +109,16 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
             case Opt::comm_mode:
                 out.comm_mode = proto::parse_comm_mode(*value);
                 if (!out.comm_mode) {
-                    why = "invalid --comm-mode '" + *value + "' (shrink, blank, rebuild, rebuild_append or abort)";
+                    why = "invalid --comm-mode '" + *value + "' (shrink, blank, rebuild, rebuild_append, ulfm or abort)";
                     return ParseStatus::usage_error;
                 }
+                break;
+            case Opt::with_ft:  // Open MPI 5's spelling: --with-ft ulfm
+                if (proto::parse_comm_mode(*value) != proto::CommMode::ulfm) {
+                    why = "invalid --with-ft '" + *value + "' (ulfm)";
+                    return ParseStatus::usage_error;
+                }
+                out.comm_mode = proto::CommMode::ulfm;
                 break;
             case Opt::msg_mode:
                 out.msg_mode = proto::parse_msg_mode(*value);
@@ -172,7 +180,8 @@ void print_usage(const char* prog) {
         "  --host h1[:slots],...   hosts to run on (this machine only, for now)\n"
         "  --hostfile FILE         file of 'host [slots=N]' lines (this machine only, for now)\n"
         "  -x VAR | -x VAR=value   forward or set an environment variable\n"
-        "  --comm-mode MODE        abort|shrink|blank|rebuild|rebuild_append (env FTMPI_COMM_MODE)\n"
+        "  --comm-mode MODE        abort|shrink|blank|rebuild|rebuild_append|ulfm (env FTMPI_COMM_MODE)\n"
+        "  --with-ft ulfm          the same as --comm-mode ulfm (Open MPI 5's spelling)\n"
         "  --msg-mode MODE         nop|reset|cont (env FTMPI_MSG_MODE)\n"
         "  --tag-output            prefix every output line with [rank]\n"
         "  --timeout S             kill the job after S seconds (exit code 124)\n"

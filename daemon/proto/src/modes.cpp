@@ -37,6 +37,7 @@ const char* to_string(CommMode m) noexcept {
         case CommMode::blank: return "blank";
         case CommMode::rebuild: return "rebuild";
         case CommMode::rebuild_append: return "rebuild_append";
+        case CommMode::ulfm: return "ulfm";
         case CommMode::count_: break;
     }
     return "?";

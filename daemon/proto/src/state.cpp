@@ -19,7 +19,7 @@ const char* to_string(ProcStateV s) noexcept {
     return s < ProcStateV::count_ ? names[static_cast<int>(s)] : "?";
 }
 const char* to_string(CommModeV m) noexcept {
-    static const char* const names[] = {"ABORT", "SHRINK", "BLANK", "REBUILD", "REBUILD_APPEND"};
+    static const char* const names[] = {"ABORT", "SHRINK", "BLANK", "REBUILD", "REBUILD_APPEND", "ULFM"};
     return m < CommModeV::count_ ? names[static_cast<int>(m)] : "?";
 }
 const char* to_string(MsgModeV m) noexcept {

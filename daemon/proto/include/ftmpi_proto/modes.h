@@ -8,7 +8,7 @@
 
 namespace ftmpi::proto {
 
-enum class CommMode : std::uint8_t { abort, shrink, blank, rebuild, rebuild_append, count_ };
+enum class CommMode : std::uint8_t { abort, shrink, blank, rebuild, rebuild_append, ulfm, count_ };
 // RESET is a synonym of NOP (SPEC 4.7), so it has no value of its own.
 enum class MsgMode : std::uint8_t { nop, cont, count_ };
 
@@ -16,7 +16,7 @@ enum class MsgMode : std::uint8_t { nop, cont, count_ };
 std::optional<CommMode> parse_comm_mode(const std::string& s);
 std::optional<MsgMode> parse_msg_mode(const std::string& s);
 
-// Lower-case canonical names: "abort", "shrink", "blank", "rebuild", "rebuild_append"; "nop", "cont".
+// Lower-case canonical names: "abort", "shrink", "blank", "rebuild", "rebuild_append", "ulfm"; "nop", "cont".
 const char* to_string(CommMode m) noexcept;
 const char* to_string(MsgMode m) noexcept;
 

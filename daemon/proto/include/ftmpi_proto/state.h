@@ -19,14 +19,14 @@ namespace ftmpi::proto {
 // Values as in ftmpi.h (FTMPI_COMM_*, FTMPI_PROC_*, FTMPI_COMM_MODE_*, FTMPI_MSG_MODE_*).
 enum class CommStateV : std::uint8_t { ok, detected, recover, recovered, failed, count_ };
 enum class ProcStateV : std::uint8_t { ok, unavailable, joining, failed, count_ };
-enum class CommModeV : std::uint8_t { abort, shrink, blank, rebuild, rebuild_append, count_ };
+enum class CommModeV : std::uint8_t { abort, shrink, blank, rebuild, rebuild_append, ulfm, count_ };
 enum class MsgModeV : std::uint8_t { nop, cont, count_ };
 // A process as its daemon sees it.
 enum class RunStateV : std::uint8_t { starting, running, finalized, exited, failed, count_ };
 
 const char* to_string(CommStateV s) noexcept;  // "OK", "DETECTED", ...
 const char* to_string(ProcStateV s) noexcept;  // "OK", "UNAVAILABLE", "JOINING", "FAILED"
-const char* to_string(CommModeV m) noexcept;   // "ABORT", "SHRINK", "BLANK", "REBUILD", "REBUILD_APPEND"
+const char* to_string(CommModeV m) noexcept;   // "ABORT", "SHRINK", "BLANK", "REBUILD", "REBUILD_APPEND", "ULFM"
 const char* to_string(MsgModeV m) noexcept;    // "NOP", "CONT"
 const char* to_string(RunStateV s) noexcept;   // "starting", "running", ...
 

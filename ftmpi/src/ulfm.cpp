@@ -1,0 +1,189 @@
+#include "ulfm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "match_bits.h"
+#include "monitor.h"
+
+namespace ftmpi {
+namespace {
+
+constexpr std::size_t kNoticeBytes = 16;  // a revoke notice carries nothing but its match bits
+
+void put_i32(std::vector<std::uint8_t>* out, std::int32_t v) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+  out->insert(out->end(), p, p + 4);
+}
+
+std::int32_t get_i32(const std::vector<std::uint8_t>& in, std::size_t at) {
+  std::int32_t v = 0;
+  if (at + 4 <= in.size()) std::memcpy(&v, in.data() + at, 4);
+  return v;
+}
+
+}  // namespace
+
+Err Ulfm::start() { return post_receive(); }
+
+Err Ulfm::post_receive() {
+  return engine_->recv_internal(kNoticeBytes, match::make(0, 0, 0, match::Kind::revoke),
+                                ~match::kKindMask, &Ulfm::on_notice, this);
+}
+
+void Ulfm::on_notice(Request& r, void* self) {
+  auto* u = static_cast<Ulfm*>(self);
+  const std::uint64_t bits = r.match_bits;
+  const bool ok = r.bytes == 0 && bits != 0;  // an error completion comes empty, bits 0
+  (void)u->post_receive();                    // re-post first: the next notice needs a place
+  if (!ok) return;
+  const std::uint32_t context = match::context_of(bits);
+  Comm* target = nullptr;
+  u->comms_->for_each([&](Comm& c) {
+    if (!c.inter && c.context == context) target = &c;
+  });
+  if (target != nullptr) {
+    u->apply_revoke(*target);
+  } else {
+    u->early_revokes_.insert(context);
+  }
+}
+
+void Ulfm::on_comm_added(Comm& c) {
+  if (early_revokes_.empty() || c.inter) return;
+  auto it = early_revokes_.find(c.context);
+  if (it == early_revokes_.end()) return;
+  early_revokes_.erase(it);
+  apply_revoke(c);
+}
+
+void Ulfm::revoke(Comm* c) { apply_revoke(*c); }
+
+// Idempotent: the first notice (or the local call) does everything, later ones nothing. The
+// notice is flooded (every member forwards it once) so a revoker that dies halfway through its
+// sends still reaches everybody through whoever got it: 2(n-1)(n-1) small messages, paid once.
+void Ulfm::apply_revoke(Comm& c) {
+  if (c.revoked) return;
+  c.revoked = true;
+  c.tainted = true;  // operations it cut short may leave messages behind: never reuse its ids
+  c.state = FTMPI_COMM_FAILED;
+  monitor().comm_changed(c);
+  engine_->requests().for_each_live([&](Request& q) {
+    if (q.comm != &c || q.complete || q.internal || q.kind == Request::Kind::ulfm) return;
+    if (q.kind != Request::Kind::send && q.kind != Request::Kind::recv) return;
+    engine_->purge(&q, to_code(fail(Err::revoked, "%s has been revoked", c.name.c_str())));
+  });
+  const std::uint64_t bits = match::make(c.context, engine_->my_proc(), 0, match::Kind::revoke);
+  for (int r = 0; r < c.size(); ++r) {
+    const std::uint32_t p = c.procs[static_cast<std::size_t>(r)];
+    if (r != c.rank && !c.is_failed(r)) engine_->send_internal(p, {}, bits);
+  }
+}
+
+// ---- agreement ---------------------------------------------------------------------------
+// A contribution is the flag and the ranks this member has acknowledged as failed (BLANK gaps,
+// failed everywhere, count as acknowledged). The decision holds every contribution and the
+// ranks that did not contribute, so every member computes the same AND and the same error.
+std::vector<std::uint8_t> Ulfm::agree_contribution(const Comm& c, int flag) const {
+  std::vector<std::uint8_t> out;
+  put_i32(&out, flag);
+  std::vector<int> acked(c.failed.begin(), c.failed.begin() + std::min<std::size_t>(
+                                                   static_cast<std::size_t>(c.acked), c.failed.size()));
+  for (int r = 0; r < c.size(); ++r) {
+    if (c.is_failed(r) && std::find(c.failed.begin(), c.failed.end(), r) == c.failed.end()) {
+      acked.push_back(r);
+    }
+  }
+  for (int r : acked) put_i32(&out, r);
+  return out;
+}
+
+Err Ulfm::agree_result(Comm* c, const Decision& d, int* flag) {
+  // A failure someone saw first becomes ours, as after a repair.
+  engine_->failures().mark_ranks_failed(*c, d.failed, FailureSource::agreement);
+  int value = ~0;
+  int unacked = -1;
+  for (const auto& [rank, bytes] : d.contributions) {
+    value &= get_i32(bytes, 0);
+    for (int r : d.failed) {
+      bool acked = false;
+      for (std::size_t at = 4; at + 4 <= bytes.size() && !acked; at += 4) acked = get_i32(bytes, at) == r;
+      if (!acked && unacked < 0) unacked = r;
+    }
+  }
+  *flag = value;
+  if (unacked >= 0) {
+    return fail(Err::proc_failed, "MPIX_Comm_agree on %s: rank %d failed before contributing and "
+                "not every survivor had acknowledged it", c->name.c_str(), unacked);
+  }
+  return Err::ok;
+}
+
+Err Ulfm::agree(Comm* c, int* flag) {
+  Decision d;
+  if (Err e = consensus_->agree(c, Consensus::Kind::construction, agree_contribution(*c, *flag), &d);
+      e != Err::ok) {
+    return e;
+  }
+  return agree_result(c, d, flag);
+}
+
+// ---- shrink ------------------------------------------------------------------------------
+Err Ulfm::shrink_result(Comm* c, const Decision& d, MPI_Comm* newcomm) {
+  // A member that died after the decision is a member of the new communicator; CommTable::add
+  // applies the failures known by then, later ones arrive as any failure does.
+  return construct_->shrink_build(c, d, newcomm);
+}
+
+Err Ulfm::shrink(Comm* c, MPI_Comm* newcomm) {
+  Decision d;
+  if (Err e = consensus_->agree(c, Consensus::Kind::construction, construct_->shrink_contribution(), &d);
+      e != Err::ok) {
+    return e;
+  }
+  return shrink_result(c, d, newcomm);
+}
+
+// ---- non-blocking forms ------------------------------------------------------------------
+Err Ulfm::start_op(Comm* c, std::unique_ptr<Op> op, Request** out) {
+  Request* r = engine_->requests().allocate(Request::Kind::ulfm);
+  r->comm = c;
+  r->peer = MPI_PROC_NULL;
+  std::vector<std::uint8_t> mine =
+      op->is_shrink ? construct_->shrink_contribution() : agree_contribution(*c, *op->flag);
+  consensus_->begin(c, Consensus::Kind::construction, mine, &op->ticket);
+  ops_[r] = std::move(op);
+  *out = r;
+  return Err::ok;
+}
+
+Err Ulfm::iagree(Comm* c, int* flag, Request** out) {
+  auto op = std::make_unique<Op>();
+  op->flag = flag;
+  return start_op(c, std::move(op), out);
+}
+
+Err Ulfm::ishrink(Comm* c, MPI_Comm* newcomm, Request** out) {
+  auto op = std::make_unique<Op>();
+  op->is_shrink = true;
+  op->newcomm = newcomm;
+  return start_op(c, std::move(op), out);
+}
+
+bool Ulfm::poll(Request* r) {
+  if (r->complete) return true;
+  auto it = ops_.find(r);
+  if (it == ops_.end()) return false;
+  Op& op = *it->second;
+  if (!consensus_->step(&op.ticket)) return false;
+  Decision d;
+  Err e = Err::ok;
+  if (!consensus_->collect(&op.ticket, &d, &e)) return false;  // moved on to the next instance
+  if (e == Err::ok) e = op.is_shrink ? shrink_result(r->comm, d, op.newcomm) : agree_result(r->comm, d, op.flag);
+  r->error = to_code(e);
+  r->complete = true;
+  ops_.erase(it);
+  return true;
+}
+
+}  // namespace ftmpi

@@ -1,0 +1,74 @@
+/* Helpers shared by the ULFM tests of this folder: checks that count failures, the victim's
+ * death (kill time recorded for the latency numbers), and a uniformity check built only from
+ * MPIX_Comm_agree. */
+#pragma once
+
+#include <mpi.h>
+#include <mpi-ext.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../ft/killtime.h"
+
+static int failures, wrank, wsize;
+#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
+  fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
+
+static int class_of(int rc) {
+  int cls = -1;
+  if (rc == MPI_SUCCESS) return MPI_SUCCESS;
+  MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+/* Ends this process the way a crash does: no MPI_Finalize, no cleanup. */
+static void die(void) {
+  write_killtime();
+  raise(SIGKILL);
+}
+
+/* The MPI_COMM_WORLD ranks of comm's members, in comm's order, hashed (FNV-1a). */
+static int members_hash(MPI_Comm comm) {
+  MPI_Group g, wg;
+  int n;
+  MPI_Comm_group(comm, &g);
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  MPI_Group_size(g, &n);
+  uint32_t h = 2166136261u;
+  for (int i = 0; i < n; i++) {
+    int w;
+    MPI_Group_translate_ranks(g, 1, &i, wg, &w);
+    h = (h ^ (uint32_t)w) * 16777619u;
+  }
+  MPI_Group_free(&g);
+  MPI_Group_free(&wg);
+  return (int)(h & 0x7fffffff);
+}
+
+/* True when every live member of comm passed the same value: AND(v) == v and AND(~v) == ~v
+ * hold everywhere only if nobody differs. Failures are acknowledged first so the agreements
+ * themselves cannot fail on them. */
+static int same_everywhere(MPI_Comm comm, int v) {
+  int a = v, b = ~v;
+  MPIX_Comm_failure_ack(comm);
+  int rc1 = MPIX_Comm_agree(comm, &a);
+  int rc2 = MPIX_Comm_agree(comm, &b);
+  CHECK(rc1 == MPI_SUCCESS && rc2 == MPI_SUCCESS, "uniformity agreements failed: %d %d",
+        class_of(rc1), class_of(rc2));
+  return a == v && b == ~v;
+}
+
+/* The world ranks in a group, for messages and checks. */
+static int group_world_ranks(MPI_Group g, int *out, int max) {
+  MPI_Group wg;
+  int n;
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  MPI_Group_size(g, &n);
+  for (int i = 0; i < n && i < max; i++) MPI_Group_translate_ranks(g, 1, &i, wg, &out[i]);
+  MPI_Group_free(&wg);
+  return n;
+}
