@@ -8,25 +8,25 @@
 #include <time.h>
 #include <unistd.h>
 
-static double mono(void) {
+static inline double mono(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static const char *killtime_path(void) {
+static inline const char *killtime_path(void) {
   static char path[512];
   snprintf(path, sizeof path, "%s/killtime", getenv("PIDDIR") ? getenv("PIDDIR") : "/tmp");
   return path;
 }
 
-static void write_killtime(void) {
+static inline void write_killtime(void) {
   FILE *f = fopen(killtime_path(), "w");
   if (f) { fprintf(f, "%.9f\n", mono()); fclose(f); }
 }
 
 /* Waits up to about `tries` ms for the file; 0 when it never appears. */
-static double read_killtime(int tries) {
+static inline double read_killtime(int tries) {
   for (int i = 0; i < tries; i++) {
     FILE *f = fopen(killtime_path(), "r");
     double t = 0;

@@ -18,7 +18,7 @@ static int failures, wrank, wsize;
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
 
-static int class_of(int rc) {
+static inline int class_of(int rc) {
   int cls = -1;
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
   MPI_Error_class(rc, &cls);
@@ -26,13 +26,13 @@ static int class_of(int rc) {
 }
 
 /* Ends this process the way a crash does: no MPI_Finalize, no cleanup. */
-static void die(void) {
+static inline void die(void) {
   write_killtime();
   raise(SIGKILL);
 }
 
 /* The MPI_COMM_WORLD ranks of comm's members, in comm's order, hashed (FNV-1a). */
-static int members_hash(MPI_Comm comm) {
+static inline int members_hash(MPI_Comm comm) {
   MPI_Group g, wg;
   int n;
   MPI_Comm_group(comm, &g);
@@ -52,7 +52,7 @@ static int members_hash(MPI_Comm comm) {
 /* True when every live member of comm passed the same value: AND(v) == v and AND(~v) == ~v
  * hold everywhere only if nobody differs. Failures are acknowledged first so the agreements
  * themselves cannot fail on them. */
-static int same_everywhere(MPI_Comm comm, int v) {
+static inline int same_everywhere(MPI_Comm comm, int v) {
   int a = v, b = ~v;
   MPIX_Comm_failure_ack(comm);
   int rc1 = MPIX_Comm_agree(comm, &a);
@@ -63,7 +63,7 @@ static int same_everywhere(MPI_Comm comm, int v) {
 }
 
 /* The world ranks in a group, for messages and checks. */
-static int group_world_ranks(MPI_Group g, int *out, int max) {
+static inline int group_world_ranks(MPI_Group g, int *out, int max) {
   MPI_Group wg;
   int n;
   MPI_Comm_group(MPI_COMM_WORLD, &wg);
