@@ -43,7 +43,11 @@ enum class JobPhase : std::uint8_t {
 };
 
 struct Job {
-    std::string id;             // PMIx namespace and FTMPI_JOBID
+    std::string id;             // FTMPI_JOBID, shown by the tools
+    // The PMIx namespace: `id` plus 128 random bits. A PMIx client names its namespace in its
+    // handshake and PMIx refuses unknown ones, so only a process told it (in its environment,
+    // which other users cannot read) can join: the job secret of SPEC 5.2. Never logged or shown.
+    std::string pmix_nspace;
     proto::LaunchJob spec;
     std::string exe;            // the resolved program; REBUILD replacements run it too
     // Random per job, in its processes' environment only (FTMPI_EVENT_SEAL) and in every

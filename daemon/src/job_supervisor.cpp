@@ -64,6 +64,12 @@ Job* JobSupervisor::job_by_id(const std::string& id) {
     return it == jobs_.end() ? nullptr : it->second.get();
 }
 
+Job* JobSupervisor::job_by_nspace(const std::string& nspace) {
+    for (auto& [id, job] : jobs_)
+        if (job->pmix_nspace == nspace) return job.get();
+    return nullptr;
+}
+
 Job* JobSupervisor::job_for_client(std::uint64_t client) {
     for (auto& [id, job] : jobs_)
         if (job->client == client) return job.get();
@@ -136,9 +142,12 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     job.client = client;
     job.start_ms = wall_clock_ms();
     job.spec = std::move(spec);
-    if (proto::token_generate(job.event_seal) != proto::ProtoStatus::ok)
-        return refuse_launch(client, 1, "cannot generate the job's event seal");
-    if (pmix_.register_job(job.id, job.spec.nprocs, hostname_, why) != Status::ok)
+    std::string nspace_secret;
+    if (proto::token_generate(job.event_seal) != proto::ProtoStatus::ok ||
+        proto::token_generate(nspace_secret) != proto::ProtoStatus::ok)
+        return refuse_launch(client, 1, "cannot generate the job's secrets");
+    job.pmix_nspace = job.id + "-" + nspace_secret.substr(0, 32);
+    if (pmix_.register_job(job.pmix_nspace, job.spec.nprocs, hostname_, why) != Status::ok)
         return refuse_launch(client, 1, why);
     jobs_.emplace(job.id, std::move(owned));
     FTMPID_INFO("job %s: %u x %s (comm mode %s, msg mode %s)", job.id.c_str(), job.spec.nprocs, exe.c_str(),
@@ -155,7 +164,7 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
         // A launcher killed mid-launch must stop the launch, not find it finished later.
         Status st = control_.peer_gone(client) ? Status::spawn_failed : Status::ok;
         if (st != Status::ok) why = "the launcher is gone";
-        if (st == Status::ok) st = pmix_.prepare_client(job.id, r, getuid(), getgid(), pmix_env, why);
+        if (st == Status::ok) st = pmix_.prepare_client(job.pmix_nspace, r, getuid(), getgid(), pmix_env, why);
         if (st == Status::ok) st = start_process(job, job.ranks[r], pmix_env, {}, why);
         if (st != Status::ok) {
             // Ranks already started are killed; the ones never started count as exited.
@@ -198,7 +207,7 @@ Status JobSupervisor::start_process(Job& job, RankProc& rank, const std::vector<
 // skipped by an earlier, interrupted rebuild stays a never-started slot. All are registered
 // with PMIx before any is forked, so they can look each other up at once.
 void JobSupervisor::spawn_replacements(Upcall& u) {
-    Job* job = job_by_id(u.nspace);
+    Job* job = job_by_nspace(u.nspace);
     if (job == nullptr || job->phase != JobPhase::running || u.rank >= job->ranks.size())
         return u.complete_spawn(PMIX_ERR_NOT_FOUND, "");
     if (!u.has_base || u.count == 0 || u.base < job->ranks.size() ||
@@ -238,7 +247,7 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
         p.rank = u.base + i;
         p.world_rank = i < replaces.size() ? replaces[i] : p.rank;
         job->ranks.push_back(p);
-        st = pmix_.prepare_client(job->id, p.rank, getuid(), getgid(), pmix_envs[i], why);
+        st = pmix_.prepare_client(job->pmix_nspace, p.rank, getuid(), getgid(), pmix_envs[i], why);
     }
     for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i)
         st = start_process(*job, job->ranks[u.base + i], pmix_envs[i], extra, why);
@@ -249,14 +258,14 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
             RankProc& p = job->ranks[u.base + i];
             if (p.pid <= 0) {
                 p.exited = true;
-                (void)pmix_.notify_proc_aborted(job->id, p.rank, job->event_seal);
+                (void)pmix_.notify_proc_aborted(job->pmix_nspace, p.rank, job->event_seal);
             }
         }
         return u.complete_spawn(PMIX_ERR_SYS_OTHER, "");
     }
     FTMPID_INFO("job %s: rank %u started %u replacement(s) from process index %u", job->id.c_str(), u.rank, u.count,
                 u.base);
-    u.complete_spawn(PMIX_SUCCESS, job->id);
+    u.complete_spawn(PMIX_SUCCESS, job->pmix_nspace);
 }
 
 void JobSupervisor::kill_request(std::uint64_t client, proto::KillReason reason) {
@@ -349,7 +358,7 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
         }
         if (!job.first_failure_code) job.first_failure_code = failure_exit_code(rank);
         continues = job.others_alive(rank.rank);
-        if (continues) (void)pmix_.notify_proc_aborted(job.id, rank.rank, job.event_seal);
+        if (continues) (void)pmix_.notify_proc_aborted(job.pmix_nspace, rank.rank, job.event_seal);
     } else if (job.phase == JobPhase::killing) {
         rank.failed = false;  // we killed it; the job's outcome already says why
     }
@@ -358,7 +367,7 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
 }
 
 void JobSupervisor::handle_upcall(Upcall& u) {
-    Job* job = job_by_id(u.nspace);
+    Job* job = job_by_nspace(u.nspace);
     RankProc* rank = (job != nullptr && u.rank < job->ranks.size()) ? &job->ranks[u.rank] : nullptr;
     switch (u.kind) {
         case UpcallKind::client_connected:
@@ -380,7 +389,8 @@ void JobSupervisor::handle_upcall(Upcall& u) {
         case UpcallKind::notify_event:
             // Already answered on PMIx's thread (pmix_module.cpp); a client's event never
             // changes the daemon's view of the job: failures are what the daemon itself reaps.
-            FTMPID_DEBUG("%s rank %u sent event %d; not forwarded", u.nspace.c_str(), u.rank, u.status);
+            FTMPID_DEBUG("job %s rank %u sent event %d; not forwarded", job != nullptr ? job->id.c_str() : "?",
+                         u.rank, u.status);
             return;
         case UpcallKind::spawn:
             spawn_replacements(u);
@@ -458,7 +468,7 @@ void JobSupervisor::finish(const std::string& job_id) {
         control_.send(job->client, proto::encode(end));
         control_.close_after_flush(job->client);
     }
-    pmix_.deregister_job(job->id);
+    pmix_.deregister_job(job->pmix_nspace);
     if (on_job_finished_) on_job_finished_();
 }
 

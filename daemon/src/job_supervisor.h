@@ -46,6 +46,7 @@ public:
 
 private:
     Job* job_by_id(const std::string& id);
+    Job* job_by_nspace(const std::string& nspace);  // PMIx upcalls name the secret namespace
     Job* job_for_client(std::uint64_t client);
     void send_to_client(Job& job, std::vector<std::uint8_t> frame);
     void refuse_launch(std::uint64_t client, int exit_code, const std::string& why);

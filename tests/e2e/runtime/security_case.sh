@@ -70,6 +70,17 @@ intruder)  # another uid, also claiming uid 0 through a getuid shim, joins the j
         [ "$rc" -eq 0 ] || fail "intruder (shim '${shim##*/}') was not refused at the door (exit $rc)"
         grep -q 'refused' "$T/intr.out" || fail "intruder output lacks 'refused'"
     done
+    # The owner's own process, knowing everything but the namespace's secret part (the job id
+    # is shown by the tools), is refused too: the namespace is the job's secret.
+    ( . "$T/pmix_env"; export PMIX_NAMESPACE=${PMIX_NAMESPACE%-*}; "$BIN/pmix_intruder" ) >"$T/intr.out" 2>&1 ||
+        fail "a client without the job's secret got in (exit $?)"
+    grep -q 'refused' "$T/intr.out" || fail "secret-less client: output lacks 'refused'"
+    # The control socket too: its directory is the owner's alone.
+    dpid=$(private_daemon_of "$MP")
+    [ -n "$dpid" ] || fail "no private daemon under mpirun"
+    sock=$(tr '\0' '\n' < "/proc/$dpid/cmdline" | sed -n '/^--socket$/{n;p}')
+    as_nobody "$BIN/proto_abuse" --hold "$sock" 1 >"$T/intr.out" 2>&1 && fail "another uid reached the control socket"
+    grep -q 'cannot connect' "$T/intr.out" || fail "control socket: unexpected intruder output"
     touch "$T/stop"
     wait "$MP"; RC=$?; MP=
     [ "$RC" -eq 0 ] || fail "the job was affected: mpirun exit $RC"
