@@ -261,12 +261,6 @@ bool Consensus::step(Ticket* t) {
   return true;
 }
 
-void Consensus::drop(Ticket* t) {
-  auto it = std::find(active_.begin(), active_.end(), t);
-  if (it != active_.end()) active_.erase(it);
-  t->done_ = true;
-}
-
 bool Consensus::collect(Ticket* t, Decision* out, Err* e) {
   *e = Err::ok;
   if (t->everyone_failed_) {

@@ -50,7 +50,8 @@ class Consensus {
   // progress engine (arriving contributions and decisions, failures), whoever is waiting for
   // what. Once done(), collect() hands out the decision, or returns false when a construction
   // met votes (Kind) and the ticket moved on to the next instance. A ticket must stay where it
-  // is (it is registered by address) until collected or dropped.
+  // is (it is registered by address) until it is done. A ticket whose request the user freed
+  // runs to its end all the same: the others may be waiting for its contribution or decision.
   class Ticket {
    public:
     Ticket() = default;
@@ -73,8 +74,6 @@ class Consensus {
   bool step(Ticket* t);
   // Requires t->done(). false: moved on to the next instance (a mixed one), wait again.
   bool collect(Ticket* t, Decision* out, Err* e);
-  // Forgets an unfinished ticket (its request was freed): it no longer advances.
-  void drop(Ticket* t);
 
   // A communicator starts using `context`: its agreements count from 0, and whatever an
   // earlier user of the same id left behind is forgotten (ids are reused after MPI_Comm_free).

@@ -14,6 +14,8 @@
  * coll       collectives with a participant dead before and during the call
  * ftmode     the MPIX calls on a communicator in an FT-MPI mode (--comm-mode shrink)
  * finalize   survivors call MPI_Finalize with an unrepaired, unacknowledged failure
+ * exit       the victim calls _exit(0) without MPI_Finalize (Open MPI 5.0.9 never reports
+ *            that): survivors blocked in a receive from it get MPIX_ERR_PROC_FAILED
  * args       bad arguments to every MPIX call */
 #include "ulfm_test.h"
 
@@ -21,9 +23,13 @@ static void expect_class(int rc, int want, const char *what) {
   CHECK(class_of(rc) == want, "%s: class %d, want %d", what, class_of(rc), want);
 }
 
-static void p2p(void) {
+static void p2p(int by_exit) {
   const int victim = wsize - 1;
-  if (wrank == victim) { usleep(100000); die(); }
+  if (wrank == victim) {
+    usleep(100000);
+    if (by_exit) _exit(0);  /* a clean exit status, but no MPI_Finalize: still a failure */
+    die();
+  }
   int v = 0, rc = MPI_Recv(&v, 1, MPI_INT, victim, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   expect_class(rc, MPIX_ERR_PROC_FAILED, "receive from the dead rank");
   char text[MPI_MAX_ERROR_STRING];
@@ -308,7 +314,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   const char *what = argc > 1 ? argv[1] : "p2p";
-  if (!strcmp(what, "p2p")) p2p();
+  if (!strcmp(what, "p2p")) p2p(0);
+  else if (!strcmp(what, "exit")) p2p(1);
   else if (!strcmp(what, "anysource")) anysource();
   else if (!strcmp(what, "revoke")) revoke_blocked();
   else if (!strcmp(what, "shrink1")) shrink_after(1, 0);
@@ -323,7 +330,7 @@ int main(int argc, char **argv) {
     int v;
     MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
-    fprintf(stderr, "usage: ulfm_calls p2p|anysource|revoke|shrink1|shrink2|shrink_during|agree|coll|ftmode|finalize|args\n");
+    fprintf(stderr, "usage: ulfm_calls p2p|exit|anysource|revoke|shrink1|shrink2|shrink_during|agree|coll|ftmode|finalize|args\n");
     return 2;
   }
   if (failures == 0) printf("rank %d: ulfm_calls %s OK\n", wrank, what);
