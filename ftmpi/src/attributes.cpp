@@ -20,7 +20,8 @@ bool predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= FTMPI_COL
 
 Err Attributes::user_keyval(int keyval, Keyval** out) {
   std::size_t i = static_cast<std::size_t>(keyval - kFirstUser);
-  if (keyval < kFirstUser || i >= keyvals_.size() || !keyvals_[i].live) {
+  if (keyval < kFirstUser || i >= keyvals_.size() ||
+      (!keyvals_[i].live && keyvals_[i].attached == 0)) {
     return fail(Err::keyval, "keyval %d is not a valid user keyval", keyval);
   }
   *out = &keyvals_[i];
@@ -37,6 +38,7 @@ Err Attributes::create_keyval(MPI_Copy_function* copy, MPI_Delete_function* del,
 Err Attributes::free_keyval(int* keyval) {
   Keyval* k = nullptr;
   if (Err e = user_keyval(*keyval, &k); e != Err::ok) return e;
+  if (!k->live) return fail(Err::keyval, "keyval %d was freed already", *keyval);
   // Attributes already attached keep their callbacks' effect; the key just cannot be reused.
   k->live = false;
   *keyval = MPI_KEYVAL_INVALID;
@@ -52,6 +54,7 @@ Err Attributes::set(Comm* c, int keyval, void* value) {
     int rc = k->del(c->handle, keyval, it->second.value, k->extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
+  if (it == c->attributes.end()) ++k->attached;
   c->attributes[keyval] = {value, next_set_order_++};
   return Err::ok;
 }
@@ -95,7 +98,7 @@ Err Attributes::remove(Comm* c, int keyval) {
     int rc = k->del(c->handle, keyval, it->second.value, k->extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
-  c->attributes.erase(keyval);  // the callback may have changed the map
+  if (c->attributes.erase(keyval) != 0) --k->attached;  // the callback may have changed the map
   return Err::ok;
 }
 
@@ -107,7 +110,10 @@ Err Attributes::copy_all(Comm* parent, Comm* child) {
     int flag = 0;
     int rc = k.copy(parent->handle, keyval, k.extra, attr.value, &out, &flag);
     if (rc != MPI_SUCCESS) return fail(Err::other, "copy callback of keyval %d returned %d", keyval, rc);
-    if (flag) child->attributes[keyval] = {out, next_set_order_++};
+    if (flag) {
+      child->attributes[keyval] = {out, next_set_order_++};
+      ++keyvals_[static_cast<std::size_t>(keyval - kFirstUser)].attached;
+    }
   }
   return Err::ok;
 }
@@ -123,7 +129,8 @@ Err Attributes::delete_all(Comm* c) {
     const int keyval = last->first;
     void* value = last->second.value;
     c->attributes.erase(last);
-    const Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
+    Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
+    --k.attached;
     if (k.del == nullptr) continue;
     int rc = k.del(c->handle, keyval, value, k.extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);

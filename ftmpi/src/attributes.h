@@ -32,7 +32,10 @@ class Attributes {
     MPI_Copy_function* copy = nullptr;
     MPI_Delete_function* del = nullptr;
     void* extra = nullptr;
-    bool live = false;
+    bool live = false;  // the user's handle: until MPI_Comm_free_keyval
+    // Attributes set with it. MPI-1.3 5.7.1: freeing a keyval in use does not remove it; the
+    // program may still delete those attributes by the key (MPICH's attr/fkeyval).
+    int attached = 0;
   };
   static constexpr int kFirstUser = 64;  // below: predefined keys (mpi.h, ftmpi.h)
   Err user_keyval(int keyval, Keyval** out);

@@ -74,6 +74,33 @@ int main(int argc, char **argv) {
   CHECK(kplain == MPI_KEYVAL_INVALID, "free_keyval resets the handle");
   MPI_Comm_free_keyval(&kcopy);
   MPI_Keyval_free(&kold);
+  /* MPI-1.3 5.7.1: a keyval freed while attributes use it stays for them: dup still copies,
+   * free and delete still call the delete callback, the saved key still names it; freeing it
+   * twice is an error. */
+  int kfreed, saved, in_use = 0;
+  MPI_Comm_create_keyval(MPI_COMM_DUP_FN, count_delete, &kfreed, &in_use);
+  saved = kfreed;
+  MPI_Comm holder, copy;
+  MPI_Comm_dup(MPI_COMM_WORLD, &holder);
+  MPI_Comm_set_attr(holder, saved, &a);
+  MPI_Comm_free_keyval(&kfreed);
+  rc = MPI_Comm_free_keyval(&saved);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_KEYVAL, "a keyval freed twice gives MPI_ERR_KEYVAL (%d)", cls);
+  saved = kfreed == MPI_KEYVAL_INVALID ? saved : -1;
+  MPI_Comm_dup(holder, &copy);
+  void *val = NULL;
+  int found = 0;
+  rc = MPI_Comm_get_attr(copy, saved, &val, &found);
+  CHECK(rc == MPI_SUCCESS && found && val == &a, "dup copied an attribute of a freed keyval");
+  MPI_Comm_free(&copy);
+  CHECK(in_use == 1, "free ran the delete callback of a freed keyval (%d)", in_use);
+  rc = MPI_Comm_delete_attr(holder, saved);
+  CHECK(rc == MPI_SUCCESS && in_use == 2, "delete by a freed keyval in use: rc %d, %d", rc, in_use);
+  rc = MPI_Comm_get_attr(holder, saved, &val, &found);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_KEYVAL, "a freed keyval no longer in use is gone (%d)", cls);
+  MPI_Comm_free(&holder);
   MPI_Finalize();
   if (rank == 0 && failures == 0) printf("attributes: OK on %d ranks\n", size);
   return failures ? 1 : 0;

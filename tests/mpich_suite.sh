@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Runs the MPI-1 parts of MPICH's test suite (test/mpi of github.com/pmodels/mpich) against
+# ftmpi: every program in the chosen directories is built with our mpicc and run with our
+# mpirun at the process count of its testlist. Not part of CI: it needs MPICH's sources, which
+# are never copied into this repository.
+#
+#   tests/mpich_suite.sh MPICH_TEST_MPI_DIR [DIR...]
+#     MPICH_TEST_MPI_DIR  MPICH's test/mpi directory (with util/, include/, pt2pt/, ...)
+#     DIR...              subdirectories to run (default: pt2pt coll comm group datatype
+#                         errhan init attr topo)
+#   Environment: FTMPI_BUILD_DIR (default build: its bin/mpicc and bin/mpirun),
+#                MPICH_SUITE_WORK (default a new temporary directory; kept, for the logs),
+#                MPICH_SUITE_TIMEOUT seconds per run (default 60), MPICH_SUITE_MAXNP (16).
+#
+# Verdicts, one line per testlist entry: PASS (exit 0 and MPICH's "No Errors"), FAIL (the run
+# failed; the log has its output), TIMEOUT, NEEDS (the program calls MPI functions ftmpi does
+# not have, beyond MPI-1: listed), SKIP (the testlist marks it for features we do not build:
+# dtpools datatype pools, threads, Fortran/C++, or more than MAXNP processes). A summary and the
+# list of FAIL/TIMEOUT lines end the output; results.txt in the work directory keeps them.
+set -u
+
+usage() { echo "usage: $0 MPICH_TEST_MPI_DIR [DIR...]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+src=$(cd "$1" 2>/dev/null && pwd) || usage
+[ -f "$src/util/mtest.c" ] && [ -f "$src/include/mpitest.h" ] || {
+  echo "$0: $1 is not MPICH's test/mpi (no util/mtest.c)" >&2; exit 2; }
+shift
+dirs=${*:-pt2pt coll comm group datatype errhan init attr topo}
+root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+build=${FTMPI_BUILD_DIR:-$root/build}
+mpicc=$build/bin/mpicc
+mpirun=$build/bin/mpirun
+[ -x "$mpicc" ] && [ -x "$mpirun" ] || { echo "$0: no $mpicc or $mpirun (build first)" >&2; exit 2; }
+work=${MPICH_SUITE_WORK:-$(mktemp -d /tmp/mpich-suite.XXXXXX)}
+limit=${MPICH_SUITE_TIMEOUT:-60}
+maxnp=${MPICH_SUITE_MAXNP:-16}
+mkdir -p "$work/include" "$work/obj" "$work/bin" "$work/log"
+echo "mpich_suite: sources $src, work $work"
+
+# What MPICH's configure would write for this machine and an MPI without extensions.
+cat > "$work/include/mpitestconf.h" <<'EOF'
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_STDARG_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_SYS_TIME_H 1
+#define HAVE_SYS_RESOURCE_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_LONG_LONG 1
+#define HAVE_LONG_DOUBLE 1
+#define HAVE_USLEEP 1
+#define USE_STRICT_MPI 1
+#define POINTERINT_t long
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE
+EOF
+: > "$work/include/mtest_mpix.h"   # MPICH's own extensions: none
+cflags=(-g -O1 -w -I"$work/include" -I"$src/include")
+
+# Functions ftmpi exports; a program that needs others is reported, not run.
+nm -D --defined-only "$build/lib/libftmpi.so" | awk '{print $3}' | grep -E '^P?MPIX?_' |
+  sort -u > "$work/ours.txt"
+
+# The test library (its MPI-2 parts are only reached by tests that ask for them; see absent.c
+# below). The NEEDS check looks at each test's own object.
+util=()
+for f in mtest.c mtest_common.c mtest_single.c dtypes.c run_mpitests.c; do
+  [ -f "$src/util/$f" ] || continue
+  if "$mpicc" "${cflags[@]}" -c "$src/util/$f" -o "$work/obj/${f%.c}.o" 2> "$work/log/util-$f.log"; then
+    [ "$f" = run_mpitests.c ] || util+=("$work/obj/${f%.c}.o")
+  else
+    echo "mpich_suite: cannot compile util/$f (see $work/log/util-$f.log)" >&2
+    exit 1
+  fi
+done
+
+# MPI functions the test library refers to that ftmpi lacks: each gets a body that says so
+# and exits 77, so a test that reaches one is reported as NEEDS, and the others link.
+{
+  echo '#include <stdio.h>'
+  echo '#include <stdlib.h>'
+  nm -u "${util[@]}" "$work/obj/run_mpitests.o" | awk '{print $2}' | grep -E '^MPIX?_' | sort -u | comm -23 - "$work/ours.txt" |
+    while read -r fn; do
+      echo "int $fn(void) { fprintf(stderr, \"mpich_suite: $fn is not in ftmpi\\n\"); exit(77); }"
+    done
+} > "$work/absent.c"
+cc -c -w "$work/absent.c" -o "$work/obj/absent.o" || exit 1
+util+=("$work/obj/absent.o")
+
+pass=0 fail=0 needs=0 skip=0 timeouts=0
+: > "$work/results.txt"
+say() { echo "$*" | tee -a "$work/results.txt"; }
+
+for d in $dirs; do
+  list=$src/$d/testlist
+  [ -f "$list" ] || list=$src/$d/testlist.in
+  [ -f "$list" ] || { say "SKIP $d: no testlist"; continue; }
+  seen=" "
+  while read -r name np rest; do
+    case $name in ''|'#'*) continue ;; esac
+    entry="$d/$name $np $rest"
+    # Configure-time conditionals and features we do not build.
+    if [[ $name == *@* || $np == *@* || $rest == *@* || ! $np =~ ^[0-9]+$ ]]; then
+      say "SKIP $entry (configure conditional)"; skip=$((skip + 1)); continue
+    fi
+    if [ -d "$src/$d/$name" ]; then continue; fi   # a subdirectory with its own testlist
+    if [ "$np" -gt "$maxnp" ]; then say "SKIP $entry (more than $maxnp processes)"; skip=$((skip + 1)); continue; fi
+    [[ $rest == *mpiversion=* || $rest == *env=MPIR_* ]] && { say "SKIP $entry (MPICH-specific variant)"; skip=$((skip + 1)); continue; }
+    c=$src/$d/$name.c
+    [ -f "$c" ] || { say "SKIP $entry (no $name.c: C++/Fortran or generated)"; skip=$((skip + 1)); continue; }
+    if grep -q 'mtest_dtp.h\|dtpools.h' "$c"; then
+      say "SKIP $entry (needs MPICH's dtpools)"; skip=$((skip + 1)); continue
+    fi
+    exe=$work/bin/$d-$name
+    if [[ $seen != *" $name "* ]]; then
+      seen+="$name "
+      obj=$work/obj/$d-$name.o
+      if ! "$mpicc" "${cflags[@]}" -c "$c" -o "$obj" > "$work/log/$d-$name.build" 2>&1; then
+        missing=$(grep -oE "implicit declaration of function .(MPIX?_[A-Za-z_]+)|.(MPIX?_[A-Za-z_0-9]+). undeclared" \
+                    "$work/log/$d-$name.build" | grep -oE 'MPIX?_[A-Za-z_0-9]+' | sort -u | tr '\n' ' ')
+        rm -f "$exe"
+        echo "needs: ${missing:-(compile error, see log)}" > "$exe.needs"
+      else
+        missing=$(nm -u "$obj" | awk '{print $2}' | grep -E '^MPIX?_' | sort -u | comm -23 - "$work/ours.txt" | tr '\n' ' ')
+        # Newer tests define run(); util/run_mpitests.c is their main().
+        driver=()
+        nm "$obj" | grep -q ' T main$' || driver=("$work/obj/run_mpitests.o")
+        if [ -n "$missing" ]; then
+          echo "needs: $missing" > "$exe.needs"
+        elif "$mpicc" "${cflags[@]}" -o "$exe" "$obj" "${driver[@]}" "${util[@]}" -lm \
+               > "$work/log/$d-$name.link" 2>&1; then
+          rm -f "$exe.needs"
+        else
+          echo "needs: (link error, see $work/log/$d-$name.link)" > "$exe.needs"
+        fi
+      fi
+    fi
+    if [ -f "$exe.needs" ]; then
+      say "NEEDS $entry $(cat "$exe.needs")"; needs=$((needs + 1)); continue
+    fi
+    args=()
+    for w in $rest; do
+      case $w in arg=*) args+=("${w#arg=}") ;; esac
+    done
+    log=$work/log/$d-$name-np$np.out
+    timeout -k 5 "$limit" "$mpirun" -n "$np" "$exe" "${args[@]}" > "$log" 2>&1
+    rc=$?
+    if grep -q '^mpich_suite: .* is not in ftmpi' "$log"; then
+      say "NEEDS $entry (at run time: $(grep -o 'MPIX\?_[A-Za-z_0-9]* is not' "$log" | head -1))"
+      needs=$((needs + 1))
+    elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+      say "TIMEOUT $entry (${limit} s)"; timeouts=$((timeouts + 1))
+    elif [ $rc -eq 0 ] && grep -q 'No Errors' "$log"; then
+      say "PASS $entry"; pass=$((pass + 1))
+    else
+      say "FAIL $entry (exit $rc: $(grep -v '^$' "$log" | head -2 | tr '\n' ' ' | cut -c1-160))"
+      fail=$((fail + 1))
+    fi
+  done < "$list"
+done
+
+echo
+echo "mpich_suite: $pass passed, $fail failed, $timeouts timed out, $needs need functions ftmpi lacks, $skip skipped"
+grep -E '^(FAIL|TIMEOUT)' "$work/results.txt"
+echo "mpich_suite: logs and results.txt in $work"
+[ $fail -eq 0 ] && [ $timeouts -eq 0 ]
