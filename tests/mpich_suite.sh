@@ -51,6 +51,7 @@ cat > "$work/include/mpitestconf.h" <<'EOF'
 #define HAVE_LONG_DOUBLE 1
 #define HAVE_USLEEP 1
 #define USE_STRICT_MPI 1
+#define HAVE_MPI_INIT_THREAD 1
 #define POINTERINT_t long
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE
 EOF
@@ -106,6 +107,9 @@ for d in $dirs; do
     if [ -d "$src/$d/$name" ]; then continue; fi   # a subdirectory with its own testlist
     if [ "$np" -gt "$maxnp" ]; then say "SKIP $entry (more than $maxnp processes)"; skip=$((skip + 1)); continue; fi
     [[ $rest == *mpiversion=* || $rest == *env=MPIR_* ]] && { say "SKIP $entry (MPICH-specific variant)"; skip=$((skip + 1)); continue; }
+    if [[ $rest =~ mem=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 4 ]; then
+      say "SKIP $entry (needs more than 4 GB)"; skip=$((skip + 1)); continue
+    fi
     c=$src/$d/$name.c
     [ -f "$c" ] || { say "SKIP $entry (no $name.c: C++/Fortran or generated)"; skip=$((skip + 1)); continue; }
     if grep -q 'mtest_dtp.h\|dtpools.h' "$c"; then
@@ -138,19 +142,33 @@ for d in $dirs; do
     if [ -f "$exe.needs" ]; then
       say "NEEDS $entry $(cat "$exe.needs")"; needs=$((needs + 1)); continue
     fi
-    args=()
+    # resultTest=TestStatus/TestErrFatal: the program must end with a non-zero status;
+    # timeLimit=N: mpirun's own --timeout.
+    args=() launch=() expect_fail=0
     for w in $rest; do
-      case $w in arg=*) args+=("${w#arg=}") ;; esac
+      case $w in
+        arg=*) args+=("${w#arg=}") ;;
+        timeLimit=*) launch+=(--timeout "${w#timeLimit=}") ;;
+        resultTest=TestStatus|resultTest=TestErrFatal) expect_fail=1 ;;
+      esac
     done
     log=$work/log/$d-$name-np$np.out
-    timeout -k 5 "$limit" "$mpirun" -n "$np" "$exe" "${args[@]}" > "$log" 2>&1
+    timeout -k 5 "$limit" "$mpirun" "${launch[@]}" -n "$np" "$exe" "${args[@]}" > "$log" 2>&1
     rc=$?
     if grep -q '^mpich_suite: .* is not in ftmpi' "$log"; then
       say "NEEDS $entry (at run time: $(grep -o 'MPIX\?_[A-Za-z_0-9]* is not' "$log" | head -1))"
       needs=$((needs + 1))
+    elif [ $expect_fail -eq 1 ]; then
+      if [ $rc -ne 0 ]; then
+        say "PASS $entry (ended with status $rc, as it should)"; pass=$((pass + 1))
+      else
+        say "FAIL $entry (exit 0; a non-zero status was expected)"; fail=$((fail + 1))
+      fi
     elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
       say "TIMEOUT $entry (${limit} s)"; timeouts=$((timeouts + 1))
-    elif [ $rc -eq 0 ] && grep -q 'No Errors' "$log"; then
+    elif [ $rc -eq 0 ] && grep -q '^Test Skipped' "$log" && ! grep -qi 'No Errors' "$log"; then
+      say "SKIP $entry (the program skipped itself: a feature beyond ours)"; skip=$((skip + 1))
+    elif [ $rc -eq 0 ] && grep -qi 'No Errors' "$log"; then
       say "PASS $entry"; pass=$((pass + 1))
     else
       say "FAIL $entry (exit $rc: $(grep -v '^$' "$log" | head -2 | tr '\n' ' ' | cut -c1-160))"

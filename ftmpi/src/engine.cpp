@@ -69,6 +69,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
     ack->in_transport = true;
     r->ack = ack;
     r->parts = 2;
+    r->sync = true;
   }
   bool done = false;
   Status s = endpoint_->send(peer, buf, bytes,
@@ -85,6 +86,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
                 dest, transport::status_name(s));
   }
   *out = r;
+  r->message = number_send(peer);
   if (done) {  // copied out already: no completion will come
     finish_part(r, MPI_SUCCESS);
     return Err::ok;
@@ -145,6 +147,7 @@ void Engine::send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload
     note_transport_error(proc, s);
     return;
   }
+  (void)number_send(proc);
   r->in_transport = true;
 }
 
@@ -194,8 +197,10 @@ void Engine::complete(const Completion& c) {
       auto* parent = reinterpret_cast<Request*>(static_cast<std::uintptr_t>(r->match_bits));
       if (parent != nullptr) {
         parent->ack = nullptr;
-        finish_part(parent, c.status == Status::ok ? MPI_SUCCESS
-                                                   : to_code(fail(failure_err(*parent->comm), "rank %d has failed", parent->peer)));
+        // Canceled: MPI_Cancel took the message back, so no ack will come (engine_cancel.cpp).
+        finish_part(parent, c.status == Status::ok || c.status == Status::canceled
+                                ? MPI_SUCCESS
+                                : to_code(fail(failure_err(*parent->comm), "rank %d has failed", parent->peer)));
       }
     } else if (r->hook != nullptr && c.status != Status::canceled) {
       // An error completion (the provider gave up on it) still goes to the hook, empty, so a
@@ -230,6 +235,8 @@ void Engine::complete(const Completion& c) {
     case Status::canceled:
       r->cancelled = true;
       r->bytes = 0;
+      // A synchronous send taken back: its ack will never come, so its receive goes too.
+      if (r->ack != nullptr) (void)endpoint_->cancel(r->ack);
       break;
     case Status::truncated:
       error = to_code(fail(Err::truncate, "message of %zu bytes from rank %d truncated to %zu bytes",
@@ -275,11 +282,6 @@ Err Engine::iprobe(int source, int tag, Comm* comm, bool* found, Request* out) {
   int error = r->error;
   requests_.release(r);
   return error == MPI_SUCCESS ? Err::ok : fail(Err::intern, "probe failed");
-}
-
-void Engine::cancel(Request* r) {
-  if (r->complete || !r->in_transport || r->kind != Request::Kind::recv) return;
-  (void)endpoint_->cancel(r);
 }
 
 void Engine::retire(Request* r) {

@@ -71,8 +71,10 @@ class Engine {
   // bytes) describe it. The message stays queued.
   Err iprobe(int source, int tag, Comm* comm, bool* found, Request* out);
 
-  // MPI_Cancel: a pending receive is withdrawn (its completion then reports cancelled, unless
-  // it matched first). Sends that were handed to the transport are not cancelled (MPI allows it).
+  // MPI_Cancel (engine_cancel.cpp): a pending receive is withdrawn; a send's message is taken
+  // back from the receiver if no receive has matched it yet (even after the send completed
+  // here: the request then waits once more, for the receiver's answer). Either way the
+  // request's completion says cancelled or not.
   void cancel(Request* r);
 
   // Drives progress once; true if anything completed.
@@ -116,6 +118,12 @@ class Engine {
   // One of a request's completions (the send itself, or a synchronous send's ack) is in.
   void finish_part(Request* r, int error);
   static void on_ack(Request& ack, void* self);
+  void cancel_send(Request* r);
+  // Counts along with the transport's numbering of sends to each peer (Request::message).
+  std::uint32_t number_send(transport::PeerId peer) {
+    if (peer >= sent_.size()) sent_.resize(peer + 1, 0);
+    return sent_[peer]++;
+  }
   // The transport failed an operation towards proc with s; suspects proc if s says it may be
   // dead (kAnyPeer: the provider could not tell who; ignored).
   void note_transport_error(transport::PeerId proc, transport::Status s);
@@ -128,6 +136,7 @@ class Engine {
   std::uint32_t my_proc_ = 0;
   FailureState failures_;
   std::uint32_t peers_ = 0;      // processes the transport knows
+  std::vector<std::uint32_t> sent_;  // by process index: sends the transport accepted
   std::size_t pending_sends_ = 0;
 };
 

@@ -28,6 +28,9 @@ struct Request {
   bool retired = false;    // the user is done with it; recycle once the transport is
   bool found = false;      // probe: a matching message is waiting
   bool cancelled = false;  // MPI_Cancel took effect (MPI_Test_cancelled)
+  bool cancel_asked = false;  // send: MPI_Cancel asked the receiver already
+  bool sync = false;          // a synchronous send (its ack says the message was matched)
+  std::uint32_t message = 0;  // send: its number among this process's sends to the peer
   int parts = 1;           // completions still needed (a synchronous send also waits for its ack)
   Request* ack = nullptr;  // synchronous send: its pending ack receive
   // Persistent request (MPI_*_init): the arguments, and the operation MPI_Start began.

@@ -122,6 +122,15 @@ bool Matcher::cancel(void* context) {
   return false;  // matched already (its completion says so) or not a receive of ours
 }
 
+bool Matcher::withdraw(PeerId source, std::uint32_t seq) {
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (it->arrival.source != source || it->arrival.seq != seq) continue;
+    spare_.splice(spare_.end(), unexpected_, it);
+    return true;
+  }
+  return false;
+}
+
 void Matcher::fail_peer(PeerId peer) {
   for (OpRecord* op = posted_.head(); op != nullptr;) {
     OpRecord* next = op->next;

@@ -37,6 +37,7 @@ struct Rendezvous {
 struct Arrival {
   PeerId source = kAnyPeer;  // kAnyPeer: a sender the endpoint cannot name (not inserted yet)
   std::uint64_t tag = 0;
+  std::uint32_t seq = 0;     // the sender's number for it (shm), which withdraw() names
   std::size_t len = 0;
   const unsigned char* data = nullptr;   // a small message's bytes (valid during arrive())
   LargeMessageChannel* channel = nullptr;  // set for an announced (large) message
@@ -74,6 +75,9 @@ class Matcher {
   void probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context);
   // Removes a posted, unmatched receive (its completion says canceled); false when none.
   bool cancel(void* context);
+  // Drops source's message number seq if it still waits unexpected (the sender cancels it);
+  // false when it is not there (matched already).
+  bool withdraw(PeerId source, std::uint32_t seq);
   // Receives directed at peer complete with peer_failed (wildcard receives stay).
   void fail_peer(PeerId peer);
   // Drops every unexpected message, now and from now on (MPI_Finalize).

@@ -20,7 +20,8 @@ namespace ftmpi::transport {
 
 // bounce: one of the receive buffers that the libfabric endpoint keeps posted for its message
 // stream (net_endpoint.h).
-enum class OpKind : unsigned char { send, recv, probe, bounce };
+// withdraw: a question to a receiver about a send already finished here (cancel_send).
+enum class OpKind : unsigned char { send, recv, probe, bounce, withdraw };
 
 struct OpRecord {
   fi_context2 fi_ctx;  // first member: &fi_ctx == this, which is what the CQ returns
@@ -37,7 +38,8 @@ struct OpRecord {
   // Large messages (wire.h).
   std::uint8_t stage;       // large send: 0 = announcement not posted yet, 1 = announced,
                             // 2 = shm: payload streamed through the ring (after kFinNak)
-  std::uint32_t seq;        // large message: its payload's sequence number (per peer pair)
+  std::uint32_t seq;        // send: its number on the pair's stream (shm: every send, for
+                            // cancel_send; libfabric: large ones, its payload's tag)
   std::uint64_t ignore;     // receive: ignore mask
   std::size_t msg_len;      // receive matched to a large message: its full length
   unsigned char* scratch;   // ... landing buffer when the user's is too short (truncation)

@@ -132,11 +132,12 @@ bool ShmEndpoint::push_briefly(Peer& p, const void* a, std::size_t alen, const v
 Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
                          void* context, bool* done) {
   Peer& p = peers_[dst];
-  const wire::Header h{tag, 0};
+  const wire::Header h{tag, p.next_seq};
   // The latency-critical case first: a small message into an open private ring with nothing
   // queued before it is one push, finished when it returns.
   if (len <= kInlineMax && p.path == Peer::Path::ring && p.deferred.empty() && !p.failed &&
       p.writer.push(&h, sizeof h, buf, len)) {
+    ++p.next_seq;
     if (done != nullptr) {
       *done = true;
     } else {
@@ -152,6 +153,8 @@ Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   if (Status s = connect(dst); s != Status::ok) return s;
   // Non-overtaking: nothing may pass a deferred send to the same peer.
   const bool behind = !p.deferred.empty() && !flush_deferred(p);
+  // Accepted from here on: it takes its number (h carries it already).
+  const std::uint32_t seq = p.next_seq++;
   if (len <= kInlineMax && !behind && push_briefly(p, &h, sizeof h, buf, len)) {
     if (done != nullptr) {
       *done = true;
@@ -167,7 +170,7 @@ Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   op->buf = buf;
   op->len = len;
   op->tag = tag;
-  if (len > kInlineMax) op->seq = p.next_seq++;
+  op->seq = seq;
   // A small one here found no room: it waits, in order, for poll().
   if (behind || len <= kInlineMax || !post_send(op, /*briefly=*/true)) {
     p.deferred.push_back(op);
@@ -182,7 +185,7 @@ bool ShmEndpoint::post_send(OpRecord* op, bool briefly) {
     return briefly ? push_briefly(p, a, alen, b, blen) : push(p, a, alen, b, blen);
   };
   if (op->len <= kInlineMax) {
-    const wire::Header h{op->tag, 0};
+    const wire::Header h{op->tag, op->seq};
     if (!put(&h, sizeof h, op->buf, op->len)) return false;
     finish_send(op, Status::ok);
     return true;
@@ -328,10 +331,11 @@ bool ShmEndpoint::on_record(const unsigned char* p, std::size_t got, PeerId sour
   wire::Header h;
   std::memcpy(&h, p, sizeof h);
   const auto seq = static_cast<std::uint32_t>(h.info & wire::kSeqMask);
-  if (h.info == 0) {  // the common case: a small message
+  if ((h.info & wire::kControlMask) == 0) {  // the common case: a small message
     Arrival a;
     a.source = source;
     a.tag = h.tag;
+    a.seq = seq;
     a.len = got - wire::kHeaderSize;
     a.data = p + wire::kHeaderSize;
     return core_.matcher.arrive(a, out);
@@ -344,6 +348,10 @@ bool ShmEndpoint::on_record(const unsigned char* p, std::size_t got, PeerId sour
     std::memcpy(&status, p + sizeof h, sizeof status);
     return on_fin(source, seq, status, out);
   }
+  if ((h.info & wire::kWithdrawBit) != 0) {
+    on_withdraw(source, seq);
+    return false;
+  }
   if ((h.info & wire::kSplitBit) != 0 && got >= wire::kSplitSize) {
     help_copy(source, seq, p + sizeof h);
     return false;
@@ -354,6 +362,7 @@ bool ShmEndpoint::on_record(const unsigned char* p, std::size_t got, PeerId sour
     Arrival a;
     a.source = source;
     a.tag = h.tag;
+    a.seq = seq;
     a.len = static_cast<std::size_t>(ann.len);
     a.channel = this;
     a.rndv.info = private_ring ? h.info : h.info & ~wire::kSplitOkBit;

@@ -50,6 +50,8 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::size_t poll(Completion* out, std::size_t max);
   // The purge of peer (Transport::mark_peer_failed): its sends and streaming receives.
   void fail_peer(PeerId peer);
+  // Endpoint::cancel_send for a peer on this host (shm_withdraw.cpp).
+  Status cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending);
 
   bool deliver_large(OpRecord* op, const Arrival& a, Completion* c) override;
   void drop_large(const Arrival& a) override;
@@ -59,7 +61,7 @@ class ShmEndpoint final : public LargeMessageChannel {
     bool failed = false;
     OpList pending;   // announced sends (FIN to come), streaming receives
     OpList deferred;  // sends the ring had no room for yet, oldest first
-    std::uint32_t next_seq = 0;  // its next large message's sequence number
+    std::uint32_t next_seq = 0;  // the number of our next send to it (wire.h)
     // How we reach it, decided on the first message and kept (order must not change paths).
     enum class Path : unsigned char { unconnected, ring, shared, gone } path = Path::unconnected;
     std::uint64_t pid = 0, uid = 0, token = 0;
@@ -100,6 +102,10 @@ class ShmEndpoint final : public LargeMessageChannel {
   PeerId peer_of_token(std::uint64_t token) const;
   void send_fin(PeerId peer, std::uint32_t seq, std::uint64_t status);
   bool on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, Completion* c);
+  // cancel_send's two ends (shm_withdraw.cpp): the receiver drops and answers, the sender
+  // takes the answer.
+  void on_withdraw(PeerId peer, std::uint32_t seq);
+  bool on_withdraw_answer(PeerId peer, std::uint32_t seq, bool withdrawn, Completion* c);
   OpRecord* find_pending(PeerId peer, OpKind kind, std::uint32_t seq, std::uint8_t stage);
 
   // Large messages (shm_large.cpp).

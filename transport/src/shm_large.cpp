@@ -179,6 +179,9 @@ void ShmEndpoint::send_fin(PeerId peer, std::uint32_t seq, std::uint64_t status)
 
 bool ShmEndpoint::on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, Completion* c) {
   if (peer == kAnyPeer) return false;
+  if (status == wire::kFinWithdrawn || status == wire::kFinKept) {
+    return on_withdraw_answer(peer, seq, status == wire::kFinWithdrawn, c);
+  }
   OpRecord* op = find_pending(peer, OpKind::send, seq, 1);
   if (op == nullptr) return false;  // purged meanwhile (peer_failed was reported)
   if (status == wire::kFinNak) {  // the receiver cannot copy it: stream it through the ring

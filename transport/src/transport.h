@@ -50,6 +50,7 @@ class Transport final : public Endpoint {
   Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
               void* context) override;
   Status cancel(void* context) override;
+  Status cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending) override;
   Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) override;
   std::size_t poll(Completion* out, std::size_t max) override {
     std::size_t n = core_.backlog.empty() ? 0 : core_.backlog.drain(out, max);

@@ -8,9 +8,11 @@
 // span a process's shm and libfabric peers, which no single provider's matching can do.
 //
 // The stream of one sender to one receiver:
-//   - a message of up to the endpoint's inline size travels as [Header{tag, 0}][payload];
-//   - a larger one as [Header{tag, kRtsBit | how | seq}][Announce], seq counting the pair's
-//     large messages. shm (shm_large.cpp): the payload waits in a bulk slot (kBulkBit) or in the
+//   - a message of up to the endpoint's inline size travels as [Header{tag, seq}][payload]
+//     (shm; libfabric: seq 0);
+//   - a larger one as [Header{tag, kRtsBit | how | seq}][Announce]. seq numbers the pair's
+//     messages (shm: every accepted send, so that cancel_send can name one; libfabric: the
+//     large ones). shm (shm_large.cpp): the payload waits in a bulk slot (kBulkBit) or in the
 //     sender's buffer for CMA (kCmaBit); the receiver copies it and answers with a FIN, which
 //     completes the send; without CMA, the FIN says kFinNak and the sender streams the payload
 //     through its ring in kChunkBit records. libfabric (net_endpoint.h): the payload follows at
@@ -44,12 +46,18 @@ constexpr std::uint64_t kBulkBit = std::uint64_t{1} << 58;
 // A piece of a large message's payload streamed through the ring after a kFinNak; Chunk
 // follows the header, then the bytes.
 constexpr std::uint64_t kChunkBit = std::uint64_t{1} << 57;
+// shm: the sender asks to take back its message seq (cancel_send, shm_withdraw.cpp); the
+// receiver drops it if it still waits unexpected and answers with a FIN, kFinWithdrawn or
+// kFinKept.
+constexpr std::uint64_t kWithdrawBit = std::uint64_t{1} << 56;
 
 constexpr std::uint64_t kSeqMask = 0xffffffffull;
+// No bit of these set: a small message (its number in the low bits).
+constexpr std::uint64_t kControlMask = ~kSeqMask;
 
 struct Header {
   std::uint64_t tag;   // the user's tag (0 for control messages)
-  std::uint64_t info;  // 0: payload follows; else the bits above
+  std::uint64_t info;  // no control bit: payload follows; else the bits above
 };
 struct Announce {
   std::uint64_t len;    // the message's length
@@ -67,7 +75,13 @@ struct Split {
 struct Chunk {
   std::uint64_t offset;  // where these bytes go in the message
 };
-enum FinStatus : std::uint64_t { kFinOk = 0, kFinNak = 1, kFinError = 2 };
+enum FinStatus : std::uint64_t {
+  kFinOk = 0,
+  kFinNak = 1,
+  kFinError = 2,
+  kFinWithdrawn = 3,  // answers kWithdrawBit: dropped, never to be received
+  kFinKept = 4,       // ... a receive matched it already
+};
 constexpr std::size_t kHeaderSize = sizeof(Header);
 constexpr std::size_t kRtsSize = sizeof(Header) + sizeof(Announce);
 constexpr std::size_t kFinSize = sizeof(Header) + sizeof(std::uint64_t);

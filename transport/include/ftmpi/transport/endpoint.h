@@ -76,6 +76,13 @@ class Endpoint {
   // Asks for a posted receive to be canceled; its Completion then says canceled (or ok, if it
   // matched first).
   virtual Status cancel(void* context) = 0;
+  // Sends to one peer are numbered 0, 1, 2, ... in the order send() accepted them (returned
+  // ok); the caller counts along. Asks dst to drop our message number `message` if no receive
+  // has matched it yet (MPI_Cancel of a send). pending: the send has not reported its
+  // Completion yet; that Completion then says canceled (dropped: never received) or ok
+  // (matched, and received once). Otherwise one new Completion with `context` says the same.
+  // Where messages cannot be taken back (a provider matching on its own), the answer is ok.
+  virtual Status cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending) = 0;
   // Non-blocking probe: one Completion with status ok (tag, message_len filled, message left in
   // place) or no_message.
   virtual Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) = 0;
