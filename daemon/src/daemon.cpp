@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "ftmpi/debug_log.h"
 #include "ftmpi_proto/auth_token.h"
 #include "ftmpi_proto/messages.h"
 #include "ftmpi_proto/state.h"
@@ -65,9 +66,12 @@ Status Daemon::start(std::string& why) {
     pmix_tmpdir_ = dir + "/pmix-" + std::to_string(getpid());
     if (proto::ensure_private_dir(pmix_tmpdir_, why) != proto::ProtoStatus::ok) return Status::system_error;
 
+    FTMPI_DLOG("startup", "ftmpid: loading the hwloc topology");
     if (!binder_.init()) FTMPID_WARN("hwloc topology unavailable; ranks will not be bound to cores");
+    FTMPI_DLOG("startup", "ftmpid: PMIx server init");
     pmix_ = std::make_unique<PmixHost>(upcalls_);
     if (Status st = pmix_->init(pmix_tmpdir_, binder_.topology(), why); st != Status::ok) return st;
+    FTMPI_DLOG("startup", "ftmpid: PMIx server ready");
 
     control_ = std::make_unique<ControlServer>(loop_, token);
     jobs_ = std::make_unique<JobSupervisor>(loop_, *pmix_, binder_, *control_, signals_.blocked(), opts_.bind_cores);
@@ -134,6 +138,7 @@ Status Daemon::start(std::string& why) {
 int Daemon::run() {
     std::string why;
     Status st = start(why);
+    FTMPI_DLOG("startup", "ftmpid: listening, telling mpirun");
     if (opts_.ready_fd >= 0) {
         std::string msg = st == Status::ok ? "ready\n" : "error: " + why + "\n";
         ssize_t ignored = write(opts_.ready_fd, msg.data(), msg.size());

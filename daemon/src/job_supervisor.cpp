@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <cstring>
 // Job life cycle: launch, PMIx upcalls, exits, the exit rules, kill and clean-up.
+#include "ftmpi/debug_log.h"
 #include "job_supervisor.h"
 
 #include <sys/wait.h>
@@ -147,6 +148,7 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
         proto::token_generate(nspace_secret) != proto::ProtoStatus::ok)
         return refuse_launch(client, 1, "cannot generate the job's secrets");
     job.pmix_nspace = job.id + "-" + nspace_secret.substr(0, 32);
+    FTMPI_DLOG("startup", "ftmpid: job %s: registering %u ranks with PMIx", job.id.c_str(), job.spec.nprocs);
     if (pmix_.register_job(job.pmix_nspace, job.spec.nprocs, hostname_, why) != Status::ok)
         return refuse_launch(client, 1, why);
     jobs_.emplace(job.id, std::move(owned));
@@ -179,6 +181,7 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
         }
         started.pids.push_back(job.ranks[r].pid);
     }
+    FTMPI_DLOG("startup", "ftmpid: job %s: %u ranks forked", job.id.c_str(), job.spec.nprocs);
     send_to_client(job, proto::encode(started));
 }
 
@@ -434,6 +437,7 @@ void JobSupervisor::escalate_kill(const std::string& job_id) {
 
 void JobSupervisor::maybe_finish(Job& job) {
     if (!job.all_exited()) return;
+    FTMPI_DLOG("startup", "ftmpid: job %s: every rank has exited", job.id.c_str());
     if (!job.pipes_open()) return finish(job.id);
     if (job.drain_timer == 0) {
         // Something the ranks forked may still hold their pipes; do not wait for it forever.

@@ -26,11 +26,14 @@ int do_init() {
   Library& l = lib();
   if (l.initialized) return raise_world(fail(Err::other, "MPI_Init called twice"));
   std::string err;
+  // FTMPI_DEBUG: the start-up phases (README, "Start-up"); each line carries the time.
+  FTMPI_DLOG("startup", "MPI_Init: PMIx client init");
   if (!l.runtime.init(&err) && l.runtime.connected()) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
   debug_log::set_rank(l.runtime.rank());
-  FTMPI_DLOG("startup", "MPI_Init: runtime connected (%d processes)", l.runtime.size());
+  FTMPI_DLOG("startup", "MPI_Init: PMIx client ready (rank %d of %d)", l.runtime.rank(),
+             l.runtime.size());
   if (l.engine.init(&l.runtime, &err) != Err::ok) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
@@ -70,6 +73,7 @@ int do_init() {
   }
   l.initialized = true;
   monitor().comm_changed(*l.comms.world());
+  FTMPI_DLOG("startup", "MPI_Init: done");
   return MPI_SUCCESS;
 }
 
@@ -102,11 +106,14 @@ int MPI_Finalize(void) {
   Comm* self = nullptr;
   (void)l.comms.lookup(MPI_COMM_SELF, &self);
   if (Err e = l.attrs.delete_all(self); e != Err::ok) return raise(self, e);
+  FTMPI_DLOG("startup", "MPI_Finalize: draining sends");
   l.engine.drain_sends();
   l.engine.shutdown();
   monitor().finalize();
+  FTMPI_DLOG("startup", "MPI_Finalize: PMIx client finalize");
   l.runtime.finalize();
   l.finalized = true;
+  FTMPI_DLOG("startup", "MPI_Finalize: done");
   return MPI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "ftmpi/debug_log.h"
 #include "match_bits.h"
 
 namespace ftmpi {
@@ -18,6 +19,8 @@ Err Engine::init(Runtime* runtime, std::string* err) {
   }
   endpoint_ = transport::Endpoint::open("", err);
   if (!endpoint_) return Err::intern;
+  FTMPI_DLOG("startup", "MPI_Init: transport %s open, exchanging addresses",
+             endpoint_->provider_name().c_str());
   failures_.set_limit(match::kMaxProcesses);
   // The transport-level step of marking a process failed: everything addressed to it completes
   // with peer_failed (purged) before any listener hears of the failure.
@@ -31,6 +34,7 @@ Err Engine::init(Runtime* runtime, std::string* err) {
     if (!runtime->exchange_addresses(endpoint_->address(), &addrs, err)) return Err::intern;
     if (add_peers(addrs, FailureSource::startup, err) != Err::ok) return Err::intern;
   }
+  FTMPI_DLOG("startup", "MPI_Init: %u peers inserted", peers_);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   wait_policy_.configure(cores > 0 && runtime->local_size() > cores);
   return Err::ok;

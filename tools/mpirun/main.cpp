@@ -6,6 +6,7 @@
 #include <string>
 
 #include "daemon_link.h"
+#include "ftmpi/debug_log.h"
 #include "host_check.h"
 #include "job_monitor.h"
 #include "options.h"
@@ -76,10 +77,15 @@ int main(int argc, char** argv) {
     char cwd[4096];
     launch.cwd = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/";
 
+    // FTMPI_DEBUG: start-up phases, one clock for every process of the host (see README).
+    FTMPI_DLOG("startup", "mpirun: options parsed, starting or joining the daemon");
     mpirun::DaemonLink link;
     mpirun::JobMonitor monitor(link, opts.timeout_s);  // takes over SIGINT/SIGTERM first
     if (link.connect_or_start(why) != mpirun::LinkStatus::ok) return fail(why, 1);
+    FTMPI_DLOG("startup", "mpirun: daemon ready, launching %u ranks", launch.nprocs);
     int code = monitor.run(launch);
+    FTMPI_DLOG("startup", "mpirun: job ended (exit %d)", code);
     link.close_and_reap();
+    FTMPI_DLOG("startup", "mpirun: daemon gone, exiting");
     return code;
 }
