@@ -98,7 +98,9 @@ class NetEndpoint final : public LargeMessageChannel {
   void repost_bounce(OpRecord* bounce);
   void flush_retries();
   void free_op(OpRecord* op);
-  const char* strerror(ssize_t rc) const { return fi_->strerror(static_cast<int>(rc < 0 ? -rc : rc)); }
+  const char* strerror(ssize_t rc) const {
+    return fi_->strerror(static_cast<int>(rc < 0 ? -rc : rc));
+  }
 
   TransportCore& core_;
   const LibfabricApi* fi_ = nullptr;

@@ -1,5 +1,6 @@
-// The transport layer's one public interface: a reliable, tag-matched message endpoint over
-// libfabric RDM. Everything above (ftmpi's point-to-point engine) sees only this header.
+// The transport layer's one public interface: a reliable, tag-matched message endpoint; peers
+// on this host through our own shared memory, others through libfabric RDM (loaded only then).
+// Everything above (ftmpi's point-to-point engine) sees only this header.
 //
 // Addressing: peers are inserted once, in order; the i-th inserted address becomes PeerId i.
 // Matching: a receive matches a message when (msg_tag & ~ignore) == (tag & ~ignore) and, unless
@@ -8,7 +9,7 @@
 // Completions: every send/recv/probe posted with a context reports exactly one Completion
 // carrying that context, from poll(). A context must stay valid until then. A call that
 // returns anything but Status::ok posted nothing and reports no Completion.
-// Threading: one thread at a time per Endpoint (libfabric is opened with FI_THREAD_DOMAIN).
+// Threading: one thread at a time per Endpoint (libfabric, when used, has FI_THREAD_DOMAIN).
 #pragma once
 
 #include <cstddef>
@@ -39,7 +40,7 @@ struct Completion {
   std::uint64_t tag = 0;         // the message's tag (receives and probes)
   std::size_t len = 0;           // bytes placed in the buffer (receive) / message size (probe)
   // Full size of the message. When truncated, len is 0 (contents undefined) and message_len is
-  // the full size when the provider reports it (tcp;ofi_rxm does, shm 1.17 does not), else 0.
+  // the full size.
   std::size_t message_len = 0;
   // Sender of a received/probed message (needed for kAnyPeer); the target peer for a send.
   // kAnyPeer when the provider could not tell (a truncated or failed wildcard receive).
@@ -50,8 +51,9 @@ class Endpoint {
  public:
   virtual ~Endpoint() = default;
 
-  // provider: "" picks FTMPI_PROVIDER from the environment, else "shm".
-  // Also accepts "tcp;ofi_rxm" (or "tcp", meaning the same). Returns nullptr and fills *err.
+  // provider: "" picks FTMPI_PROVIDER from the environment, else "shm" (our shared memory;
+  // libfabric is not loaded). "tcp" (= "tcp;ofi_rxm") or any other libfabric provider name
+  // sends every peer through that provider. Returns nullptr and fills *err.
   static std::unique_ptr<Endpoint> open(const std::string& provider, std::string* err);
 
   virtual const std::string& provider_name() const = 0;
@@ -59,10 +61,12 @@ class Endpoint {
   // Appends peers; the first call's first address is PeerId 0.
   virtual Status insert_peers(const std::vector<std::vector<std::uint8_t>>& addrs) = 0;
 
-  // Non-blocking. Large messages go zero-copy (rendezvous); the send's completion means the
-  // buffer may be reused. Retries internally on resource exhaustion, driving progress (bounded
-  // by FTMPI_TRANSPORT_RETRY_TIMEOUT; then Status::error). Sends to, and receives/probes
-  // directed at, a peer already marked failed return Status::peer_failed at once.
+  // Non-blocking. Large messages are announced and move once matched (rendezvous); the
+  // send's completion means the buffer may be reused. A send that finds no room (a full ring
+  // or provider queue) retries briefly while driving progress, then waits in order and goes
+  // out from poll(); send() never waits for the peer. Sends to, and receives/probes directed
+  // at, a peer already marked failed (or, on shm, a peer that has ended) return
+  // Status::peer_failed at once.
   Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context) {
     return send(dst, buf, len, tag, context, nullptr);
   }
@@ -88,7 +92,7 @@ class Endpoint {
   virtual Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) = 0;
 
   // Drives progress and returns up to max completions; never blocks. When nothing happened it
-  // costs one fi_cq_read.
+  // costs one load per sender's ring (shm) or one fi_cq_read (libfabric).
   virtual std::size_t poll(Completion* out, std::size_t max) = 0;
 
   // Marks a peer dead: every pending operation towards or expecting it (not kAnyPeer receives)
