@@ -167,7 +167,11 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
   for (int r = 0; r < parent->size() && !gaps; ++r) gaps = parent->is_failed(r);
   const bool rebuild = parent->comm_mode == FTMPI_COMM_MODE_REBUILD ||
                        parent->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND;
-  if (parent->state == FTMPI_COMM_DETECTED || (rebuild && gaps)) {
+  // ULFM never repairs (the failed set was empty, or we returned above); a failure this member
+  // learned of after the decision must not make it repair alone: it would take a context id
+  // the others do not take (seen as a hang in ulfm_stress.sh: a rank died right after a dup).
+  const bool ulfm = parent->comm_mode == FTMPI_COMM_MODE_ULFM;
+  if (!ulfm && (parent->state == FTMPI_COMM_DETECTED || (rebuild && gaps))) {
     parent->state = FTMPI_COMM_RECOVER;
     bool rebuilt = false;
     if (Err e = repair(parent, d.failed, &out->used, &rebuilt); e != Err::ok) return e;

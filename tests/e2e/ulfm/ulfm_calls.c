@@ -6,6 +6,7 @@
  *            pending; a blocking one fails; after MPIX_Comm_failure_ack it matches again
  * revoke     rank 0 revokes while everybody else is blocked in a receive from a live peer;
  *            then every operation fails with MPIX_ERR_REVOKED, shrink and agree still work
+ * revoke_dies rank 0 revokes and dies at once: the notice still reaches everybody
  * shrink1 / shrink2   shrink after one / two failures: same communicator everywhere, order kept
  * shrink_during       the agreement coordinator (rank 0) dies inside the shrink
  * agree      AND of flags with no failure; with an unacknowledged failure (MPIX_ERR_PROC_FAILED
@@ -89,6 +90,12 @@ static void anysource(void) {
   MPI_Group_free(&g);
   MPIX_Comm_ack_failed(MPI_COMM_WORLD, 5, &acked);
   CHECK(acked == 1, "ack_failed reports %d acknowledged", acked);
+  /* Every survivor has made the checks above before anybody sends (otherwise a fast sender's
+   * message could complete a slower survivor's first MPI_Wait, legitimately): agree, which
+   * succeeds now that everybody acknowledged, is the barrier. */
+  int all_acked = 1;
+  rc = MPIX_Comm_agree(MPI_COMM_WORLD, &all_acked);
+  CHECK(rc == MPI_SUCCESS && all_acked == 1, "agree after everybody acknowledged: class %d", class_of(rc));
   /* The pending receive now matches a live sender's message: the next live rank sends. */
   int live[64], nl = 0;
   for (int i = 0; i < wsize; i++) if (i != victim) live[nl++] = i;
@@ -103,12 +110,13 @@ static void anysource(void) {
         "wildcard receive after ack: class %d v %d source %d", class_of(rc), v, st.MPI_SOURCE);
 }
 
-static void revoke_blocked(void) {
+static void revoke_blocked(int revoker_dies) {
   int v, rc;
   if (wrank == 0) {
     usleep(50000);  /* the others are (most likely) blocked by now; either way they must fail */
     rc = MPIX_Comm_revoke(MPI_COMM_WORLD);
     CHECK(rc == MPI_SUCCESS, "revoke");
+    if (revoker_dies) die();
   } else {
     /* A receive from a live peer that will never send. */
     rc = MPI_Recv(&v, 1, MPI_INT, (wrank % (wsize - 1)) + 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -117,21 +125,26 @@ static void revoke_blocked(void) {
   int flag = 0;
   MPIX_Comm_is_revoked(MPI_COMM_WORLD, &flag);
   CHECK(flag == 1, "is_revoked");
+  const int alive = revoker_dies ? wsize - 1 : wsize;
   expect_class(MPI_Send(&v, 1, MPI_INT, (wrank + 1) % wsize, 3, MPI_COMM_WORLD), MPIX_ERR_REVOKED, "send");
   expect_class(MPI_Barrier(MPI_COMM_WORLD), MPIX_ERR_REVOKED, "barrier");
   MPI_Comm dup;
   expect_class(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPIX_ERR_REVOKED, "dup");
   int f = 1;
   rc = MPIX_Comm_agree(MPI_COMM_WORLD, &f);
-  CHECK(rc == MPI_SUCCESS && f == 1, "agree on the revoked communicator: class %d flag %d", class_of(rc), f);
+  /* With the revoker dead, its failure may or may not have been acknowledged: either outcome,
+   * as long as it is the same everywhere. */
+  CHECK((rc == MPI_SUCCESS || (revoker_dies && class_of(rc) == MPIX_ERR_PROC_FAILED)) && f == 1,
+        "agree on the revoked communicator: class %d flag %d", class_of(rc), f);
+  if (revoker_dies) CHECK(same_everywhere(MPI_COMM_WORLD, class_of(rc)), "agree outcomes differ");
   MPI_Comm s;
   rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &s);
   int n = -1;
   if (rc == MPI_SUCCESS) MPI_Comm_size(s, &n);
-  CHECK(rc == MPI_SUCCESS && n == wsize, "shrink of the revoked communicator: class %d size %d", class_of(rc), n);
+  CHECK(rc == MPI_SUCCESS && n == alive, "shrink of the revoked communicator: class %d size %d", class_of(rc), n);
   int sum = 0, one = 1;
   rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, s);
-  CHECK(rc == MPI_SUCCESS && sum == wsize, "allreduce on the shrunk communicator: %d", sum);
+  CHECK(rc == MPI_SUCCESS && sum == alive, "allreduce on the shrunk communicator: %d", sum);
   MPIX_Comm_is_revoked(s, &flag);
   CHECK(flag == 0, "the shrunk communicator is not revoked");
   MPI_Comm_free(&s);
@@ -317,7 +330,8 @@ int main(int argc, char **argv) {
   if (!strcmp(what, "p2p")) p2p(0);
   else if (!strcmp(what, "exit")) p2p(1);
   else if (!strcmp(what, "anysource")) anysource();
-  else if (!strcmp(what, "revoke")) revoke_blocked();
+  else if (!strcmp(what, "revoke")) revoke_blocked(0);
+  else if (!strcmp(what, "revoke_dies")) revoke_blocked(1);
   else if (!strcmp(what, "shrink1")) shrink_after(1, 0);
   else if (!strcmp(what, "shrink2")) shrink_after(2, 0);
   else if (!strcmp(what, "shrink_during")) shrink_after(1, 1);
@@ -330,7 +344,7 @@ int main(int argc, char **argv) {
     int v;
     MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
-    fprintf(stderr, "usage: ulfm_calls p2p|exit|anysource|revoke|shrink1|shrink2|shrink_during|agree|coll|ftmode|finalize|args\n");
+    fprintf(stderr, "usage: ulfm_calls p2p|exit|anysource|revoke|revoke_dies|shrink1|shrink2|shrink_during|agree|coll|ftmode|finalize|args\n");
     return 2;
   }
   if (failures == 0) printf("rank %d: ulfm_calls %s OK\n", wrank, what);
