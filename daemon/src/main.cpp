@@ -7,6 +7,7 @@
 #include <string>
 
 #include "daemon.h"
+#include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/unix_socket.h"
 #include "log.h"
 
@@ -30,7 +31,7 @@ void usage(FILE* out) {
 int main(int argc, char** argv) {
     ftmpi::daemon::DaemonOptions opts;
     opts.socket_path = ftmpi::proto::default_socket_path();
-    if (const char* bind = std::getenv("FTMPI_BIND"); bind != nullptr && std::strcmp(bind, "none") == 0)
+    if (ftmpi::knobs::text(ftmpi::knobs::Id::bind) == "none")
         opts.bind_cores = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -73,8 +74,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (const char* stall = std::getenv("FTMPI_TEST_DAEMON_STALL"); stall != nullptr && std::strcmp(stall, "1") == 0)
-        opts.test_stall = true;
+    if (ftmpi::knobs::flag(ftmpi::knobs::Id::test_daemon_stall)) opts.test_stall = true;
     if (opts.socket_path.empty() || opts.socket_path[0] != '/') {
         std::fprintf(stderr, "ftmpid: the socket path must be absolute\n");
         return 2;

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ftmpi_knobs/knobs.h"
+
 namespace ftmpi::debug_log {
 
 namespace detail {
@@ -15,8 +17,7 @@ std::atomic<int> g_state{-1};
 
 int read_environment() {
   // Read once; racing first readers compute the same answer.
-  const char* v = std::getenv("FTMPI_DEBUG");
-  const int s = (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) ? 0 : 1;
+  const int s = knobs::flag(knobs::Id::debug) ? 1 : 0;
   g_state.store(s, std::memory_order_relaxed);
   return s;
 }

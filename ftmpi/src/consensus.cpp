@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ftmpi_knobs/knobs.h"
 #include "match_bits.h"
 
 namespace ftmpi {
@@ -66,9 +67,7 @@ bool decode(const std::vector<std::uint8_t>& in, Decision* d) {
 }  // namespace
 
 Err Consensus::start() {
-  if (const char* v = std::getenv("FTMPI_TEST_AGREEMENT_SEQ_START"); v != nullptr) {
-    first_seq_ = static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10)) & kSeqMask;
-  }
+  first_seq_ = static_cast<std::uint32_t>(knobs::integer(knobs::Id::test_agreement_seq_start)) & kSeqMask;
   return post_receive();
 }
 

@@ -9,17 +9,18 @@
 
 #include <cstdlib>
 
+#include "ftmpi_knobs/knobs.h"
 #include "intercomm.h"
 #include "runtime.h"
 
 namespace ftmpi {
 namespace {
 
-int parse_mode(const char* env, int dflt, std::initializer_list<std::pair<const char*, int>> names) {
-  const char* v = std::getenv(env);
-  if (v == nullptr || *v == '\0') return dflt;
+// The knob table (knob_list.h) checks the spelling; this maps the chosen word to the mode.
+int parse_mode(knobs::Id knob, int dflt, std::initializer_list<std::pair<const char*, int>> names) {
+  const std::string v = knobs::text(knob);
   for (const auto& [name, value] : names) {
-    if (strcasecmp(v, name) == 0) return value;
+    if (v == name) return value;
   }
   return dflt;
 }
@@ -27,7 +28,7 @@ int parse_mode(const char* env, int dflt, std::initializer_list<std::pair<const 
 }  // namespace
 
 int comm_mode_from_env() {
-  return parse_mode("FTMPI_COMM_MODE", FTMPI_COMM_MODE_ABORT,
+  return parse_mode(knobs::Id::comm_mode, FTMPI_COMM_MODE_ABORT,
                     {{"abort", FTMPI_COMM_MODE_ABORT},
                      {"shrink", FTMPI_COMM_MODE_SHRINK},
                      {"blank", FTMPI_COMM_MODE_BLANK},
@@ -37,7 +38,7 @@ int comm_mode_from_env() {
 }
 
 int msg_mode_from_env() {
-  return parse_mode("FTMPI_MSG_MODE", FTMPI_MSG_MODE_NOP,
+  return parse_mode(knobs::Id::msg_mode, FTMPI_MSG_MODE_NOP,
                     {{"nop", FTMPI_MSG_MODE_NOP}, {"reset", FTMPI_MSG_MODE_NOP},
                      {"cont", FTMPI_MSG_MODE_CONT}});
 }

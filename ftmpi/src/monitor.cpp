@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "comm.h"
+#include "ftmpi_knobs/knobs.h"
 
 namespace ftmpi {
 namespace {
@@ -74,10 +75,12 @@ std::vector<std::uint8_t> Monitor::encode_freed(const std::string& jobid, std::u
 bool Monitor::ready() {
   if (state_ != State::unknown) return state_ == State::on;
   state_ = State::off;
-  const char* path = std::getenv("FTMPI_MONITOR_SOCKET");
-  const char* job = std::getenv("FTMPI_JOBID");
-  const char* rank = std::getenv("FTMPI_RANK");
-  if (path == nullptr || job == nullptr || rank == nullptr || *path == '\0') return false;
+  // Set by ftmpid in each rank; a program started otherwise has no daemon to report to.
+  auto path_knob = knobs::get_if_set(knobs::Id::monitor_socket);
+  auto job = knobs::get_if_set(knobs::Id::jobid);
+  auto rank = knobs::get_if_set(knobs::Id::rank);
+  if (!path_knob || !job || !rank) return false;
+  const char* path = path_knob->text.c_str();
   sockaddr_un addr{};
   if (std::strlen(path) >= sizeof addr.sun_path) return false;
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -89,8 +92,8 @@ bool Monitor::ready() {
     return false;
   }
   fd_ = fd;
-  jobid_ = job;
-  rank_ = static_cast<std::uint32_t>(std::strtoul(rank, nullptr, 10));
+  jobid_ = job->text;
+  rank_ = static_cast<std::uint32_t>(rank->integer);
   state_ = State::on;
   return true;
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ftmpi_knobs/knobs.h"
 #include "match_bits.h"
 #include "monitor.h"
 
@@ -88,9 +89,7 @@ bool RebuildPlan::decode(const std::string& text, RebuildPlan* out) {
 }
 
 int Rebuilder::timeout_ms() const {
-  const char* v = std::getenv("FTMPI_REBUILD_TIMEOUT");
-  int seconds = v != nullptr ? std::atoi(v) : 0;
-  return (seconds > 0 ? seconds : 30) * 1000;
+  return static_cast<int>(knobs::integer(knobs::Id::rebuild_timeout)) * 1000;
 }
 
 Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t context,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/tcp_nodelay.h"
 
 namespace ftmpi {
@@ -76,8 +77,7 @@ void on_proc_failure(size_t, pmix_status_t, const pmix_proc_t* source, pmix_info
 // item 6). ftmpid sets these in the environment of its ranks; this covers other launchers when
 // libfabric is loaded after MPI_Init starts (a library linked at start-up has read them already).
 void keep_vendor_signal_handlers_out() {
-  const char* ask = std::getenv("FTMPI_VENDOR_BACKTRACE");
-  if (ask != nullptr && std::strcmp(ask, "1") == 0) return;
+  if (knobs::text(knobs::Id::vendor_backtrace) == "1") return;
   setenv("IPATH_NO_BACKTRACE", "1", 0);
   setenv("HFI_NO_BACKTRACE", "1", 0);
 }
@@ -130,15 +130,15 @@ bool Runtime::init(std::string* err) {
   }
   if (val != nullptr) PMIX_VALUE_RELEASE(val);
 
-  if (const char* plan = std::getenv("FTMPI_REBUILD_PLAN"); plan != nullptr) rebuild_plan_ = plan;
-  if (const char* d = std::getenv("FTMPI_TEST_DELAY_FAILURE_EVENTS_MS"); d != nullptr) {
-    long ms = std::strtol(d, nullptr, 10);  // test only: see failure_delay_
-    if (ms > 0) failure_delay_ = std::chrono::milliseconds(ms);
+  rebuild_plan_ = knobs::text(knobs::Id::rebuild_plan);
+  // Test only: see failure_delay_.
+  if (long long ms = knobs::integer(knobs::Id::test_delay_failure_events_ms); ms > 0) {
+    failure_delay_ = std::chrono::milliseconds(ms);
   }
 
   g_nspace = nspace_;
-  if (const char* seal = std::getenv("FTMPI_EVENT_SEAL"); seal != nullptr) {
-    g_event_seal = seal;  // left in the environment: unsetenv races PMIx's threads' getenv
+  if (auto seal = knobs::raw(knobs::Id::event_seal)) {
+    g_event_seal = *seal;  // left in the environment: unsetenv races PMIx's threads' getenv
   }
   g_runtime_for_events = this;
   pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED};

@@ -3,16 +3,15 @@
 #include <sched.h>
 #include <time.h>
 
-#include <cstdlib>
+#include "ftmpi_knobs/knobs.h"
 
 namespace ftmpi {
 namespace {
-std::uint64_t env_u64(const char* name, std::uint64_t dflt) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return dflt;
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(v, &end, 10);
-  return (end != nullptr && *end == '\0') ? x : dflt;
+// The knob's value if set, else `dflt` (these defaults depend on oversubscription, so the
+// table has none).
+std::uint64_t env_u64(knobs::Id knob, std::uint64_t dflt) {
+  auto v = knobs::get_if_set(knob);
+  return v ? static_cast<std::uint64_t>(v->integer) : dflt;
 }
 }  // namespace
 
@@ -20,10 +19,9 @@ void WaitPolicy::configure(bool oversubscribed) {
   // Oversubscribed, spinning only burns the time slice the process we wait for needs: 50
   // polls before yielding made 8-rank barrier/allreduce/alltoall on 2 cores ~1.5x slower
   // than 0-3 polls (tests/bench/collbench, FTMPI_SPIN_POLLS sweep).
-  spin_polls_ = env_u64("FTMPI_SPIN_POLLS", oversubscribed ? 3 : 20000);
-  yield_polls_ = env_u64("FTMPI_YIELD_POLLS", oversubscribed ? 2000 : 200);
-  max_sleep_us_ = static_cast<unsigned>(env_u64("FTMPI_MAX_SLEEP_US", 500));
-  if (max_sleep_us_ == 0) max_sleep_us_ = 1;
+  spin_polls_ = env_u64(knobs::Id::spin_polls, oversubscribed ? 3 : 20000);
+  yield_polls_ = env_u64(knobs::Id::yield_polls, oversubscribed ? 2000 : 200);
+  max_sleep_us_ = static_cast<unsigned>(knobs::integer(knobs::Id::max_sleep_us));  // >= 1
 }
 
 void WaitPolicy::idle() {

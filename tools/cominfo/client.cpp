@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/auth_token.h"
 #include "ftmpi_proto/messages.h"
 #include "ftmpi_proto/unix_socket.h"
@@ -30,7 +31,7 @@ bool exists(const std::string& p) {
 std::vector<std::pair<std::string, int>> discover(const std::string& explicit_socket) {
     std::vector<std::pair<std::string, int>> out;
     if (!explicit_socket.empty()) return {{explicit_socket, 0}};
-    if (const char* env = std::getenv("FTMPI_DAEMON_SOCKET"); env != nullptr && *env != '\0') return {{env, 0}};
+    if (auto env = knobs::raw(knobs::Id::daemon_socket)) return {{*env, 0}};
     const std::string def = proto::default_socket_path();
     if (exists(def)) out.emplace_back(def, 0);
     const std::string dir = proto::daemon_registry_dir();

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/auth_token.h"
 #include "ftmpi_proto/messages.h"
 #include "ftmpi_proto/unix_socket.h"
@@ -134,9 +135,9 @@ LinkStatus DaemonLink::start_private(std::string& why) {
     }
     // Build argv before fork; only async-signal-safe calls happen in the child.
     std::vector<std::string> args = {daemon, "--private", "--socket", socket_path, "--ready-fd", "3", "--watch-fd", "4"};
-    if (const char* log = std::getenv("FTMPI_DAEMON_LOG"); log != nullptr && *log != '\0') {
+    if (auto log = knobs::raw(knobs::Id::daemon_log)) {
         args.emplace_back("--log");
-        args.emplace_back(log);
+        args.emplace_back(*log);
         args.emplace_back("--verbose");
     } else {
         args.emplace_back("--quiet");  // the user's terminal is the daemon's stderr

@@ -5,6 +5,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+
+#include "ftmpi_knobs/knobs.h"
 
 namespace ftmpi::mpirun {
 
@@ -152,20 +155,22 @@ ParseStatus resolve_modes(const Options& opts, proto::CommMode& comm, proto::Msg
     msg = proto::MsgMode::nop;
     if (opts.comm_mode) {
         comm = *opts.comm_mode;
-    } else if (const char* env = std::getenv("FTMPI_COMM_MODE"); env != nullptr && *env != '\0') {
-        auto m = proto::parse_comm_mode(env);
+    } else if (auto env = knobs::raw(knobs::Id::comm_mode)) {
+        auto m = proto::parse_comm_mode(*env);
         if (!m) {
-            why = std::string("invalid FTMPI_COMM_MODE '") + env + "'";
+            why = "invalid FTMPI_COMM_MODE '" + *env + "' (one of " +
+                  knobs::valid_values(knobs::knob(knobs::Id::comm_mode)) + ")";
             return ParseStatus::usage_error;
         }
         comm = *m;
     }
     if (opts.msg_mode) {
         msg = *opts.msg_mode;
-    } else if (const char* env = std::getenv("FTMPI_MSG_MODE"); env != nullptr && *env != '\0') {
-        auto m = proto::parse_msg_mode(env);
+    } else if (auto env = knobs::raw(knobs::Id::msg_mode)) {
+        auto m = proto::parse_msg_mode(*env);
         if (!m) {
-            why = std::string("invalid FTMPI_MSG_MODE '") + env + "'";
+            why = "invalid FTMPI_MSG_MODE '" + *env + "' (one of " +
+                  knobs::valid_values(knobs::knob(knobs::Id::msg_mode)) + ")";
             return ParseStatus::usage_error;
         }
         msg = *m;
@@ -187,8 +192,16 @@ void print_usage(const char* prog) {
         "  --timeout S             kill the job after S seconds (exit code 124)\n"
         "  --help, --version\n"
         "Runs the job under ftmpid ($FTMPI_DAEMON_SOCKET or ${TMPDIR:-/tmp}/ftmpi-$UID/ftmpid.sock), starting\n"
-        "a private daemon when none answers.\n",
+        "a private daemon when none answers.\n"
+        "\n"
+        "Environment variables (forwarded to the ranks; `ftmpi-info` says more):\n",
         prog);
+    // From the one knob table, so this list cannot go stale.
+    for (const knobs::Knob* k = knobs::table_begin(); k != knobs::table_end(); ++k) {
+        if (std::strcmp(k->layer, "internal") == 0 || std::strcmp(k->layer, "test") == 0) continue;
+        std::printf("  %-34s %s%s\n", k->name, *k->default_value ? "default " : "",
+                    *k->default_value ? k->default_value : "");
+    }
 }
 
 }  // namespace ftmpi::mpirun

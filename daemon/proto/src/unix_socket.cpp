@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ftmpi_knobs/knobs.h"
+
 namespace ftmpi::proto {
 
 namespace {
@@ -142,7 +144,7 @@ std::string runtime_base_dir() {
 }
 
 std::string default_socket_path() {
-    if (const char* env = std::getenv("FTMPI_DAEMON_SOCKET"); env != nullptr && *env != '\0') return env;
+    if (auto env = knobs::raw(knobs::Id::daemon_socket)) return *env;
     return runtime_base_dir() + "/ftmpid.sock";
 }
 

@@ -1,6 +1,8 @@
 // Algorithm selection thresholds. Every knob of the collectives layer is listed here and in
 // collectives/README.md. Environment variables are read once, on first use; values are byte
 // counts and accept a K, M or G suffix (powers of 1024). A malformed value keeps the default.
+// The defaults below must equal the knob table's (knobs/include/ftmpi_knobs/knob_list.h;
+// tests/unit/knobs checks it).
 //
 //   FTMPI_COLL_BCAST_LARGE           message bytes at or above which bcast uses scatter +
 //                                    ring allgather instead of a binomial tree  (12288)
