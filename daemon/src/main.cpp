@@ -16,7 +16,7 @@ namespace {
 void usage(FILE* out) {
     std::fprintf(out,
                  "usage: ftmpid [--socket PATH] [--private] [--ready-fd N] [--watch-fd N] [--log FILE] [--no-bind] [--quiet|--verbose]\n"
-                 "  --socket PATH  control socket (default $FTMPI_DAEMON_SOCKET or /tmp/ftmpi-$UID/ftmpid.sock)\n"
+                 "  --socket PATH  control socket (default $FTMPI_DAEMON_SOCKET or ${TMPDIR:-/tmp}/ftmpi-$UID/ftmpid.sock)\n"
                  "  --private      serve one mpirun and exit when its job has ended\n"
                  "  --ready-fd N   write \"ready\" to descriptor N once listening\n"
                  "  --watch-fd N   end the jobs and exit when descriptor N reaches end of file\n"
