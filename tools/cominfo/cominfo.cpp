@@ -2,6 +2,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "cli_args.h"
 #include "client.h"
 #include "render.h"
 #include "tui.h"
@@ -33,7 +35,8 @@ void usage(FILE* out) {
 int terminal_width() {
     winsize ws{};
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-    if (const char* c = std::getenv("COLUMNS"); c != nullptr && std::atoi(c) > 0) return std::atoi(c);
+    if (const char* c = std::getenv("COLUMNS"); c != nullptr && std::atoi(c) > 0)
+        return static_cast<int>(std::min<long>(std::atoi(c), kMaxWidth));
     return 80;
 }
 
@@ -44,6 +47,20 @@ std::string now_text() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%H:%M:%S", std::localtime(&t));
     return std::string(buf) + "." + (ms < 100 ? (ms < 10 ? "00" : "0") : "") + std::to_string(ms);
+}
+
+// A snapshot (--once, --json, or not on a terminal) with no job to show says so and fails, so
+// a script can tell "nothing runs" from "here it is".
+// JSON says it with its empty job list (and stays parseable when stderr is captured with it).
+int print_snapshot(const std::string& out, const std::vector<DaemonAnswer>& answers, bool json) {
+    std::fputs(out.c_str(), stdout);
+    if (!jobs_of(answers).empty()) return 0;
+    if (json) return 1;
+    bool any_daemon = false;
+    for (const auto& a : answers) any_daemon = any_daemon || a.ok;
+    std::fprintf(stderr, "cominfo: no MPI job is running (%s)\n",
+                 any_daemon ? "the daemons have no jobs" : "no ftmpid daemon answered");
+    return 1;
 }
 
 }  // namespace
@@ -57,6 +74,7 @@ int main(int argc, char** argv) {
         auto value = [&]() -> std::string {
             if (i + 1 >= argc) {
                 std::fprintf(stderr, "cominfo: %s needs a value\n", a.c_str());
+                usage(stderr);
                 std::exit(2);
             }
             return argv[++i];
@@ -67,8 +85,9 @@ int main(int argc, char** argv) {
         else if (a == "--color" || a == "--colour") color = "always";
         else if (a.rfind("--color=", 0) == 0) color = a.substr(8);
         else if (a == "--socket") socket = value();
-        else if (a == "--width") width = std::atoi(value().c_str());
-        else if (a == "--interval") interval = std::max(10, std::atoi(value().c_str()));
+        else if (a == "--width") width = static_cast<int>(int_option("cominfo", a, value(), 1, kMaxWidth, usage));
+        else if (a == "--interval")
+            interval = static_cast<int>(int_option("cominfo", a, value(), kMinIntervalMs, kMaxIntervalMs, usage));
         else if (a == "-h" || a == "--help") { usage(stdout); return 0; }
         else {
             std::fprintf(stderr, "cominfo: unknown option '%s'\n", a.c_str());
@@ -88,10 +107,7 @@ int main(int argc, char** argv) {
         for (;;) {
             auto answers = query_all(socket, false);
             std::string out = json ? cominfo_json(answers) : cominfo_text(answers, width, use_color);
-            if (!watch) {
-                std::fputs(out.c_str(), stdout);
-                return 0;
-            }
+            if (!watch) return print_snapshot(out, answers, json);
             if (out != last) {
                 if (!json) std::printf("--- %s\n", now_text().c_str());
                 std::fputs(out.c_str(), stdout);
@@ -102,8 +118,8 @@ int main(int argc, char** argv) {
         }
     }
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-        std::fputs(cominfo_text(query_all(socket, false), width, use_color).c_str(), stdout);
-        return 0;
+        auto answers = query_all(socket, false);
+        return print_snapshot(cominfo_text(answers, width, use_color), answers, false);
     }
     return run_live(
         [&](ViewState& v, int w, int h) {

@@ -1,5 +1,6 @@
 #include "cli_args.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -43,6 +44,8 @@ double parse_number(const std::string& what, const std::string& s) {
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0') throw UsageError(what + ": '" + s + "' is not a number");
+  // strtod also takes "inf", "nan" and 1e999 (= inf): no cost, time or MTBF can be that.
+  if (!std::isfinite(v)) throw UsageError(what + ": '" + s + "' is not a finite number");
   return v;
 }
 

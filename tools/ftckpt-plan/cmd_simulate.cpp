@@ -1,5 +1,6 @@
 // ftckpt-plan simulate: overhead of coordinated rollback vs asynchronous recovery with k
 // spares under exponentially distributed multi-level failures (seed 002, table 3).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -69,6 +70,30 @@ std::string bracketed(const std::vector<double>& v) {
   return o.str();
 }
 
+// Refuses settings whose simulation would not end in reasonable time. A span of work + save +
+// recovery restarts until no failure strikes inside it: about e^(rate * span) tries, so a tiny
+// MTBF never finishes; and a run simulates work / slot saves plus work * rate failures.
+void check_bounded(const ftckpt::SimConfig& cfg) {
+  double rate = 0, span = 0;
+  for (const auto& l : cfg.levels) {
+    if (!(l.mtbf > 0) || l.ckpt < 0 || l.recovery < 0)
+      throw UsageError("MTBFs must be positive, costs non-negative");
+    rate += 1.0 / l.mtbf;
+    span = std::max(span, l.ckpt + l.recovery);
+  }
+  if (!(cfg.slot > 0)) throw UsageError("--slot must be positive");
+  span += cfg.slot;
+  constexpr double kMaxExponent = 20;  // e^20: ~5e8 restarts of one span
+  if (rate * span > kMaxExponent)
+    throw UsageError("failures every " + std::to_string(1 / rate) + " s on average would interrupt nearly every " +
+                     std::to_string(span) + " s span of work, save and recovery: the run would not finish");
+  constexpr double kMaxEvents = 1e9;
+  const double events = cfg.runs * (cfg.work / cfg.slot + cfg.work * rate);
+  if (events > kMaxEvents)
+    throw UsageError("--work x --runs too large: about " + std::to_string(events) +
+                     " simulated saves and failures (at most 1e9); lower --work or --runs");
+}
+
 }  // namespace
 
 int run_simulate(const std::vector<std::string>& argv) {
@@ -129,6 +154,7 @@ int run_simulate(const std::vector<std::string>& argv) {
       cfg.every.clear();
       for (long e : args.integers("every")) cfg.every.push_back(static_cast<int>(e));
     }
+    check_bounded(cfg);
     chart.x.push_back(set[0]);
     chart.x_ticks.push_back(bracketed(set));
     double coordinated_mean = 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "cli_args.h"
 #include "client.h"
 #include "render.h"
 #include "tui.h"
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
         auto value = [&]() -> std::string {
             if (i + 1 >= argc) {
                 std::fprintf(stderr, "hostinfo: %s needs a value\n", a.c_str());
+                usage(stderr);
                 std::exit(2);
             }
             return argv[++i];
@@ -63,8 +65,9 @@ int main(int argc, char** argv) {
         else if (a == "--watch") watch = true;
         else if (a.rfind("--color=", 0) == 0) color = a.substr(8);
         else if (a == "--socket") socket = value();
-        else if (a == "--width") width = std::atoi(value().c_str());
-        else if (a == "--interval") interval = std::max(10, std::atoi(value().c_str()));
+        else if (a == "--width") width = static_cast<int>(int_option("hostinfo", a, value(), 1, kMaxWidth, usage));
+        else if (a == "--interval")
+            interval = static_cast<int>(int_option("hostinfo", a, value(), kMinIntervalMs, kMaxIntervalMs, usage));
         else if (a == "-h" || a == "--help") { usage(stdout); return 0; }
         else {
             std::fprintf(stderr, "hostinfo: unknown option '%s'\n", a.c_str());

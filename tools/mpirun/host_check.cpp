@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -84,6 +85,14 @@ HostStatus check_host_list(const std::vector<std::string>& hosts, std::uint32_t&
 }
 
 HostStatus check_hostfile(const std::string& path, std::uint32_t& slots, std::string& why) {
+    // A directory reads as empty and a FIFO blocks open() forever: only a regular file will do.
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        why = "hostfile '" + path + "' is not a readable regular file";
+        return HostStatus::unreadable;
+    }
+    const std::uint32_t slots_before = slots;
+    bool any_host = false;
     std::ifstream in(path);
     if (!in) {
         why = "cannot read hostfile '" + path + "'";
@@ -97,6 +106,7 @@ HostStatus check_hostfile(const std::string& path, std::uint32_t& slots, std::st
         std::istringstream words(line);
         std::string name;
         if (!(words >> name)) continue;
+        any_host = true;
         std::uint32_t n = 1;
         std::string word;
         while (words >> word) {
@@ -114,6 +124,11 @@ HostStatus check_hostfile(const std::string& path, std::uint32_t& slots, std::st
             return st;
         }
         slots += n;
+    }
+    if (!any_host) {
+        slots = slots_before;
+        why = "hostfile '" + path + "' lists no host";
+        return HostStatus::bad_syntax;
     }
     return HostStatus::ok;
 }

@@ -19,6 +19,8 @@ constexpr int kUsageExit = 2;
 
 int fail(const std::string& why, int code) {
     std::fprintf(stderr, "ftmpi: %s\n", why.c_str());
+    // Bad input: say how to call us (the full text is --help's).
+    if (code == kUsageExit) std::fprintf(stderr, "usage: mpirun [options] [--] program [args...]  (mpirun --help)\n");
     return code;
 }
 

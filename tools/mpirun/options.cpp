@@ -32,10 +32,14 @@ Opt lookup(const std::string& name) {
 
 bool takes_value(Opt o) { return o != Opt::tag_output && o != Opt::help && o != Opt::version; }
 
+// The daemon's limit too (PMIx local ranks are 16 bits): refused here as a usage error (exit 2)
+// before any daemon is started.
+constexpr std::uint32_t kMaxProcs = 65535;
+
 bool parse_count(const std::string& s, std::uint32_t& out) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return false;
     out = static_cast<std::uint32_t>(std::strtoul(s.c_str(), nullptr, 10));
-    return out > 0;
+    return out > 0 && out <= kMaxProcs;
 }
 
 bool parse_seconds(const std::string& s, double& out) {
@@ -81,7 +85,7 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
             case Opt::nprocs: {
                 std::uint32_t n = 0;
                 if (!parse_count(*value, n)) {
-                    why = "invalid number of processes '" + *value + "'";
+                    why = "invalid number of processes '" + *value + "' (1 to " + std::to_string(kMaxProcs) + ")";
                     return ParseStatus::usage_error;
                 }
                 out.nprocs = n;
@@ -94,6 +98,10 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
                     if (comma == std::string::npos) comma = value->size();
                     if (comma > start) out.hosts.push_back(value->substr(start, comma - start));
                     start = comma + 1;
+                }
+                if (out.hosts.empty()) {
+                    why = "--host needs at least one host name";
+                    return ParseStatus::usage_error;
                 }
                 break;
             }
