@@ -26,6 +26,7 @@ typedef long MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
 typedef int MPI_Fint;
+typedef int MPI_Info;
 
 typedef struct MPI_Status {
   int MPI_SOURCE;
@@ -50,6 +51,8 @@ typedef struct MPI_Status {
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)2)
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV ((MPI_Info)1)
 
 /* ---- predefined datatypes (values index ftmpi's type table; keep in sync) ---- */
 #define MPI_CHAR ((MPI_Datatype)1)
@@ -132,6 +135,9 @@ typedef struct MPI_Status {
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_BOTTOM ((void *)0)
 #define MPI_IN_PLACE ((void *)-1)
 
@@ -178,6 +184,10 @@ typedef struct MPI_Status {
 #define MPI_ERR_PENDING 19
 #define MPI_ERR_KEYVAL 20
 #define MPI_ERR_NO_MEM 21
+#define MPI_ERR_INFO 22       /* invalid info object */
+#define MPI_ERR_INFO_KEY 23   /* key empty or longer than MPI_MAX_INFO_KEY */
+#define MPI_ERR_INFO_VALUE 24 /* value longer than MPI_MAX_INFO_VAL */
+#define MPI_ERR_INFO_NOKEY 25 /* MPI_Info_delete of a key that is not there */
 #define MPI_ERR_LASTCODE 63
 
 /* ---- callbacks ---- */
@@ -230,6 +240,7 @@ double MPI_Wtime(void);
 double MPI_Wtick(void);
 int MPI_Get_processor_name(char *name, int *resultlen);
 int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
 int MPI_Query_thread(int *provided);
 int MPI_Is_thread_main(int *flag);
 
@@ -453,6 +464,26 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                          int remote_leader, int tag, MPI_Comm *newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 /* ==== end of intercommunicators ==== */
+
+/* ==== info objects (info.cpp, api_info.cpp; MPI-3.1 chapter 9) ==== */
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_free(MPI_Info *info);
+/* A communicator keeps the hints it was given (ftmpi acts on none of them) and returns them. */
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+/* MPI_COMM_TYPE_SHARED: the processes on one host (the host name the runtime gives each
+ * process, PMIX_HOSTNAME, as MPI_Get_processor_name reports it). */
+#define MPI_COMM_TYPE_SHARED 1
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+/* ==== end of info objects ==== */
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

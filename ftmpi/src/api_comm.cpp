@@ -29,6 +29,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Comm* child = nullptr;
   (void)lib().comms.lookup(*newcomm, &child);
   child->topology = c->topology;  // MPI-1.3 6.2: a duplicate keeps the topology
+  child->hints = c->hints;        // and MPI-3.1 6.4.2: its info hints
   return raise(c, lib().attrs.copy_all(c, child));
 }
 

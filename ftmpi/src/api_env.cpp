@@ -175,6 +175,20 @@ int MPI_Get_version(int* version, int* subversion) {
   return MPI_SUCCESS;
 }
 
+// MPI-3.1 8.1.1: may be called before MPI_Init and after MPI_Finalize, so no handler runs.
+int MPI_Get_library_version(char* version, int* resultlen) {
+  if (version == nullptr || resultlen == nullptr) {
+    return to_code(fail(Err::arg, "version or resultlen is NULL"));
+  }
+  static const char kText[] = FTMPI_VERSION_STRING
+      " (fault-tolerant MPI: FT-MPI modes and ULFM; MPI-1.3 interface and the MPI-2/3 calls the "
+      "README lists)";
+  static_assert(sizeof kText <= MPI_MAX_LIBRARY_VERSION_STRING, "library version text too long");
+  std::memcpy(version, kText, sizeof kText);
+  *resultlen = static_cast<int>(sizeof kText - 1);
+  return MPI_SUCCESS;
+}
+
 int MPI_Is_thread_main(int* flag) {
   if (flag == nullptr) return raise_world(fail(Err::arg, "flag is NULL"));
   *flag = 1;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "error.h"
+#include "info.h"
 
 namespace ftmpi {
 
@@ -31,6 +32,9 @@ struct Comm {
   int rank = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
+  // MPI_Comm_set_info's hints (info.h): kept and returned by MPI_Comm_get_info, acted on by
+  // nothing yet; MPI_Comm_dup copies them (MPI-3.1 6.4.2).
+  Info hints;
 
   // Fault tolerance (SPEC 4): modes chosen by the application, state kept by ft.cpp.
   int comm_mode = FTMPI_COMM_MODE_ABORT;

@@ -38,6 +38,13 @@ std::pair<std::int32_t, std::int32_t> color_key(const std::vector<std::uint8_t>&
   return {color, key};
 }
 
+// split_by_host's host name: whatever follows the revoked byte (empty for the other
+// constructors, so a plain split compares "" with "").
+std::string host_of(const std::vector<std::uint8_t>& in) {
+  if (in.size() <= kMaskBytes + 9) return {};
+  return std::string(in.begin() + kMaskBytes + 9, in.end());
+}
+
 void index_procs(Comm* c, std::size_t nprocs_hint) {
   std::size_t n = nprocs_hint;
   for (std::uint32_t p : c->procs) n = std::max<std::size_t>(n, p + 1);
@@ -134,12 +141,13 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
 }
 
 Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key,
-                                  Agreed* out) {
+                                  Agreed* out, const std::string& host) {
   Decision d;
   // The last byte says whether the parent is revoked here (MPIX_Comm_revoke, ulfm.cpp): the
   // notice reaches members at different times, the decision makes the outcome uniform.
   std::vector<std::uint8_t> mine = encode_mask(comms_->used_contexts(), color, key);
   mine.push_back(parent->revoked ? 1 : 0);
+  mine.insert(mine.end(), host.begin(), host.end());
   if (Err e = consensus_->agree(parent, Consensus::Kind::construction, mine, &d); e != Err::ok) {
     return e;
   }
@@ -214,8 +222,18 @@ Err Constructor::dup(Comm* parent, MPI_Comm* out) {
 }
 
 Err Constructor::split(Comm* parent, int color, int key, MPI_Comm* out) {
+  return split_among(parent, color, key, {}, out);
+}
+
+Err Constructor::split_by_host(Comm* parent, bool member, int key, const std::string& host,
+                               MPI_Comm* out) {
+  return split_among(parent, member ? 0 : MPI_UNDEFINED, key, host, out);
+}
+
+Err Constructor::split_among(Comm* parent, int color, int key, const std::string& host,
+                             MPI_Comm* out) {
   Agreed a;
-  if (Err e = agree_and_repair(parent, color, key, &a); e != Err::ok) return e;
+  if (Err e = agree_and_repair(parent, color, key, &a, host); e != Err::ok) return e;
   // One context serves every color: the new communicators are disjoint.
   std::uint32_t context = take_context(&a.used);
   if (context == 0) return fail(Err::intern, "out of context ids");
@@ -232,7 +250,7 @@ Err Constructor::split(Comm* parent, int color, int key, MPI_Comm* out) {
   const Comm& p = *parent;
   for (const auto& [old_rank, bytes] : a.contributions) {
     auto [c_color, c_key] = color_key(bytes);
-    if (c_color != color) continue;
+    if (c_color != color || host_of(bytes) != host) continue;
     members.emplace_back(c_key, old_rank);
   }
   std::sort(members.begin(), members.end());

@@ -22,6 +22,10 @@ class Constructor {
   Err dup(Comm* parent, MPI_Comm* out);
   // color MPI_UNDEFINED gives *out = MPI_COMM_NULL.
   Err split(Comm* parent, int color, int key, MPI_Comm* out);
+  // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED): the members on `host` (each member names its
+  // own; the name travels in the same agreement round as split's color and key, so it costs
+  // no extra collective). member false: MPI_UNDEFINED, *out = MPI_COMM_NULL.
+  Err split_by_host(Comm* parent, bool member, int key, const std::string& host, MPI_Comm* out);
   Err free(Comm* comm);
   // A persistent request takes a hold on its communicator at *_init and drops it when freed;
   // MPI_Comm_free in between only detaches the handle, the last drop finishes the free.
@@ -39,7 +43,10 @@ class Constructor {
     std::vector<std::uint32_t> procs_before;  // the parent's members before any repair
     CommTable::ContextMask used;              // union over the members
   };
-  Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, Agreed* out);
+  // `host` (split_by_host) follows the revoked byte in the contribution.
+  Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, Agreed* out,
+                       const std::string& host = {});
+  Err split_among(Comm* parent, int color, int key, const std::string& host, MPI_Comm* out);
   // *rebuilt: new processes joined, so the construction needs an agreement that includes them.
   Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used, bool* rebuilt);
   std::uint32_t take_context(CommTable::ContextMask* used);

@@ -57,6 +57,10 @@ const char* class_text(int cls) {
     case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
     case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL: invalid keyval";
     case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM: out of memory";
+    case MPI_ERR_INFO: return "MPI_ERR_INFO: invalid info object";
+    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY: info key empty or too long";
+    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE: info value too long";
+    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY: no such info key";
     case MPIX_ERR_PROC_FAILED: return "MPIX_ERR_PROC_FAILED: a process involved has failed";
     case MPIX_ERR_PROC_FAILED_PENDING:
       return "MPIX_ERR_PROC_FAILED_PENDING: a process that could match this wildcard receive has "

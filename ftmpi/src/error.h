@@ -39,6 +39,10 @@ enum class [[nodiscard]] Err : int {
   pending = MPI_ERR_PENDING,
   keyval = MPI_ERR_KEYVAL,
   no_mem = MPI_ERR_NO_MEM,
+  info = MPI_ERR_INFO,
+  info_key = MPI_ERR_INFO_KEY,
+  info_value = MPI_ERR_INFO_VALUE,
+  info_nokey = MPI_ERR_INFO_NOKEY,
   // ULFM (mpi-ext.h): what a communicator in FTMPI_COMM_MODE_ULFM, or a revoked one, reports.
   proc_failed = MPIX_ERR_PROC_FAILED,
   proc_failed_pending = MPIX_ERR_PROC_FAILED_PENDING,
