@@ -32,6 +32,7 @@ constexpr int allgather = 11;
 constexpr int allgatherv = 12;
 constexpr int alltoall = 13;
 constexpr int alltoallv = 14;
+constexpr int exscan = 15;
 }  // namespace tag
 
 // Participants as 0..size()-1 in the order of View::members (ascending communicator ranks),

@@ -354,6 +354,14 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
+/* MPI-2 reductions (api_coll.cpp) */
+int MPI_Op_commutative(MPI_Op op, int *commute);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* ==== derived datatypes, pack/unpack, groups (datatype.cpp, group.cpp) ==== */
 #define MPI_COMBINER_NAMED 1
@@ -374,6 +382,7 @@ int MPI_Op_free(MPI_Op *op);
 #define MPI_COMBINER_F90_COMPLEX 16
 #define MPI_COMBINER_F90_INTEGER 17
 #define MPI_COMBINER_RESIZED 18
+#define MPI_COMBINER_HINDEXED_BLOCK 19
 
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
@@ -387,6 +396,9 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
                      MPI_Datatype *newtype);
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype);
 int MPI_Type_hindexed(int count, const int array_of_blocklengths[],
                       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype);

@@ -285,6 +285,47 @@ Err v_buffer(const Comm* c, const char* what, const void* buf, const int* counts
     if (Err e_ = (expr); e_ != Err::ok) return raise(c, e_); \
   } while (0)
 
+namespace {
+
+// MPI_Scan and MPI_Exscan: one argument check, one staging path, one algorithm (coll::scan or
+// coll::exscan) that differ only in whether my own element is in my prefix.
+int prefix_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, bool exclusive) {
+  const char* fn = exclusive ? "MPI_Exscan" : "MPI_Scan";
+  BEGIN(fn);
+  auto algorithm = exclusive ? coll::exscan : coll::scan;
+  const Datatype* t = nullptr;
+  std::size_t bytes;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
+  if (!in_place) {
+    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
+    CHECK(check_distinct(sendbuf, recvbuf, bytes));
+  }
+  coll::Reduction r;
+  Form form;
+  CHECK(reduction_for(op, type, count, &r, &form, &t));
+  if (form.direct) {
+    return finish(c, algorithm(call.view, p2p, in_place_or(sendbuf), recvbuf, r), fn);
+  }
+  const auto n = static_cast<std::size_t>(count);
+  Stage in, out;
+  if (!in_place) {
+    in.setup(sendbuf, n, *t, form);
+    in.load_all();
+  }
+  out.setup(recvbuf, n, *t, form);
+  if (in_place) out.load_all();
+  const coll::Status s =
+      algorithm(call.view, p2p, in_place ? coll::in_place : in.data(), out.data(), r);
+  // An exclusive scan writes nothing at the first member: its recvbuf stays as it was.
+  const bool first = !call.view.members.empty() && call.view.members.front() == c->rank;
+  if (s == coll::Status::ok && !(exclusive && first)) out.store_all();
+  return finish(c, s, fn);
+}
+
+}  // namespace
+
 extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
@@ -434,33 +475,23 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
              MPI_Comm comm) {
-  BEGIN("MPI_Scan");
-  const Datatype* t = nullptr;
-  std::size_t bytes;
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
-    CHECK(check_distinct(sendbuf, recvbuf, bytes));
-  }
-  coll::Reduction r;
-  Form form;
-  CHECK(reduction_for(op, type, count, &r, &form, &t));
-  if (form.direct) {
-    return finish(c, coll::scan(call.view, p2p, in_place_or(sendbuf), recvbuf, r), "MPI_Scan");
-  }
-  const auto n = static_cast<std::size_t>(count);
-  Stage in, out;
-  if (!in_place) {
-    in.setup(sendbuf, n, *t, form);
-    in.load_all();
-  }
-  out.setup(recvbuf, n, *t, form);
-  if (in_place) out.load_all();
-  const coll::Status s =
-      coll::scan(call.view, p2p, in_place ? coll::in_place : in.data(), out.data(), r);
-  if (s == coll::Status::ok) out.store_all();
-  return finish(c, s, "MPI_Scan");
+  return prefix_call(sendbuf, recvbuf, count, type, op, comm, false);
+}
+
+// MPI-2: the prefix without my own element; rank 0's recvbuf is left as it is.
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm) {
+  return prefix_call(sendbuf, recvbuf, count, type, op, comm, true);
+}
+
+// MPI-2: MPI_Reduce_scatter with every block recvcount elements long (same algorithm, same
+// behaviour under failure).
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                             MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  BEGIN("MPI_Reduce_scatter_block");
+  if (recvcount < 0) return raise(c, fail(Err::count, "MPI_Reduce_scatter_block: recvcount %d is negative", recvcount));
+  const std::vector<int> counts(static_cast<std::size_t>(c->size()), recvcount);
+  return MPI_Reduce_scatter(sendbuf, recvbuf, counts.data(), type, op, comm);
 }
 
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -730,6 +761,39 @@ int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
 int MPI_Op_free(MPI_Op* op) {
   if (op == nullptr) return raise_world(fail(Err::arg, "op pointer is NULL"));
   return raise_world(lib().ops.free(op));
+}
+
+int MPI_Op_commutative(MPI_Op op, int* commute) {
+  if (commute == nullptr) return raise_world(fail(Err::arg, "commute pointer is NULL"));
+  bool yes = false;
+  if (Err e = lib().ops.commutative(op, &yes); e != Err::ok) return raise_world(e);
+  *commute = yes ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+// MPI-2.2 5.9.7: inoutbuf = inbuf op inoutbuf, on this process only; the same reduction (and
+// staging for derived types) the collectives use.
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype type, MPI_Op op) {
+  if (Err e = check_initialized("MPI_Reduce_local"); e != Err::ok) return raise_world(e);
+  const Datatype* t = nullptr;
+  std::size_t bytes = 0;
+  if (Err e = bytes_of("inbuf", inbuf, count, type, &t, &bytes); e != Err::ok) return raise_world(e);
+  if (Err e = bytes_of("inoutbuf", inoutbuf, count, type, &t, &bytes); e != Err::ok) {
+    return raise_world(e);
+  }
+  coll::Reduction r;
+  Form form;
+  if (Err e = reduction_for(op, type, count, &r, &form, &t); e != Err::ok) return raise_world(e);
+  if (count == 0) return MPI_SUCCESS;
+  const auto n = static_cast<std::size_t>(count);
+  Stage in, out;
+  in.setup(inbuf, n, *t, form);
+  in.load_all();
+  out.setup(inoutbuf, n, *t, form);
+  out.load_all();
+  r.combine(in.data(), out.data(), r.count);
+  out.store_all();
+  return MPI_SUCCESS;
 }
 
 }  // extern "C"

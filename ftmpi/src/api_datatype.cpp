@@ -60,6 +60,22 @@ int indexed(int count, const int* bl, const Disp* disp, MPI_Aint unit_of, MPI_Da
   return publish(build_blocks(blocks.data(), blocks.size(), false, combiner), newtype);
 }
 
+// One block length for every block. Everything is checked before the count-sized block list
+// is allocated: a bad call with a huge count must fail, not allocate.
+template <typename Disp>
+int indexed_block(int count, int blocklength, const Disp* disp, MPI_Aint unit_of,
+                  MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner) {
+  const Datatype* old = nullptr;
+  Err e = check_count(count);
+  if (e == Err::ok && blocklength < 0) e = fail(Err::arg, "blocklength %d is negative", blocklength);
+  if (e == Err::ok && count > 0 && disp == nullptr) e = fail(Err::arg, "array_of_displacements is NULL");
+  if (e == Err::ok) e = find_type(oldtype, &old);
+  if (e == Err::ok) e = check_out(newtype, "newtype");
+  if (e != Err::ok) return raise_world(e);
+  std::vector<int> bl(static_cast<std::size_t>(count), blocklength);
+  return indexed(count, bl.data(), disp, unit_of, oldtype, newtype, combiner);
+}
+
 int hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype,
             bool stride_in_extents) {
   const Datatype* old = nullptr;
@@ -163,17 +179,13 @@ int MPI_Type_indexed(int count, const int bl[], const int disp[], MPI_Datatype o
 
 int MPI_Type_create_indexed_block(int count, int blocklength, const int disp[],
                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  // Everything is checked before the count-sized block list is allocated: a bad call with a
-  // huge count must fail, not allocate.
-  const Datatype* old = nullptr;
-  Err e = check_count(count);
-  if (e == Err::ok && blocklength < 0) e = fail(Err::arg, "blocklength %d is negative", blocklength);
-  if (e == Err::ok && count > 0 && disp == nullptr) e = fail(Err::arg, "array_of_displacements is NULL");
-  if (e == Err::ok) e = find_type(oldtype, &old);
-  if (e == Err::ok) e = check_out(newtype, "newtype");
-  if (e != Err::ok) return raise_world(e);
-  std::vector<int> bl(static_cast<std::size_t>(count), blocklength);
-  return indexed(count, bl.data(), disp, 1, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK);
+  return indexed_block(count, blocklength, disp, 1, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK);
+}
+
+// MPI-3: displacements in bytes.
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint disp[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed_block(count, blocklength, disp, 0, oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK);
 }
 
 int MPI_Type_hindexed(int count, const int bl[], const MPI_Aint disp[], MPI_Datatype oldtype,

@@ -16,6 +16,7 @@ const char* name_of(int combiner) {
     case MPI_COMBINER_INDEXED: return "derived datatype (indexed)";
     case MPI_COMBINER_INDEXED_BLOCK: return "derived datatype (indexed block)";
     case MPI_COMBINER_HINDEXED: return "derived datatype (hindexed)";
+    case MPI_COMBINER_HINDEXED_BLOCK: return "derived datatype (hindexed block)";
     case MPI_COMBINER_STRUCT: return "derived datatype (struct)";
     case MPI_COMBINER_RESIZED: return "derived datatype (resized)";
     default: return "derived datatype";
@@ -134,6 +135,7 @@ std::unique_ptr<Datatype> build_blocks(const TypeBlock* blocks, std::size_t n, b
     case MPI_COMBINER_INDEXED: set_envelope(t.get(), 2 * count + 1, 0, 1); break;
     case MPI_COMBINER_INDEXED_BLOCK: set_envelope(t.get(), count + 2, 0, 1); break;
     case MPI_COMBINER_HINDEXED: set_envelope(t.get(), count + 1, count, 1); break;
+    case MPI_COMBINER_HINDEXED_BLOCK: set_envelope(t.get(), 2, count, 1); break;
     default: set_envelope(t.get(), count + 1, count, count); break;  // struct
   }
   return t;

@@ -60,6 +60,19 @@ Err OpTable::free(MPI_Op* op) {
   return Err::ok;
 }
 
+Err OpTable::commutative(MPI_Op op, bool* out) const {
+  if (op >= MPI_MAX && op <= MPI_REPLACE) {
+    *out = op != MPI_REPLACE;  // the one-sided MPI_REPLACE keeps the later operand (MPICH too)
+    return Err::ok;
+  }
+  const std::size_t i = static_cast<std::size_t>(op - kFirstUser);
+  if (op < kFirstUser || i >= user_.size() || user_[i].fn == nullptr) {
+    return fail(Err::op, "op %d is not a valid operation", op);
+  }
+  *out = user_[i].commutative;
+  return Err::ok;
+}
+
 Err OpTable::reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std::size_t count,
                        coll::Reduction* out) const {
   if (op >= kFirstUser) {

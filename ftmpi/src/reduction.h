@@ -15,6 +15,8 @@ class OpTable {
  public:
   Err create(MPI_User_function* fn, bool commutative, MPI_Op* out);
   Err free(MPI_Op* op);
+  // MPI_Op_commutative: every predefined op is; a user op as created. Err::op for a bad handle.
+  Err commutative(MPI_Op op, bool* out) const;
   // Builds the reduction of `count` elements of `type` under `op`; Err::op for pairs MPI does
   // not allow, Err::type for types no reduction takes.
   Err reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std::size_t count,

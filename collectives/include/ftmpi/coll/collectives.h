@@ -56,6 +56,9 @@ Status reduce_scatter(const View& view, P2P& p2p, const void* sendbuf, void* rec
 
 // Inclusive prefix: recvbuf on member k = x(m0) op ... op x(mk). In place: sendbuf == in_place.
 Status scan(const View& view, P2P& p2p, const void* sendbuf, void* recvbuf, const Reduction& r);
+// Exclusive prefix: recvbuf on member k > 0 = x(m0) op ... op x(m(k-1)); the first member's
+// recvbuf is left as it is. In place: sendbuf == in_place (input in recvbuf).
+Status exscan(const View& view, P2P& p2p, const void* sendbuf, void* recvbuf, const Reduction& r);
 
 // Root's recvbuf slot c (block bytes at c*block) receives member c's sendbuf.
 // In place: sendbuf == in_place at root, whose own slot is left as it is.
