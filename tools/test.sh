@@ -3,7 +3,9 @@
 #
 #   bash tools/test.sh [ctest arguments...]     e.g. -L wrappers, -R transport
 # Environment: FTMPI_BUILD_DIR (default build), FTMPI_JOBS (default 2),
-#              FTMPI_TEST_TIMEOUT seconds for tests that set no TIMEOUT of their own (default 300).
+#              FTMPI_TEST_TIMEOUT seconds for tests that set no TIMEOUT of their own (default 300),
+#              FTMPI_SANITIZE sanitizers to build with, e.g. address,undefined (default none;
+#              tools/test-sanitizers.sh sets it, with the sanitizers' run-time options).
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -11,7 +13,7 @@ build=${FTMPI_BUILD_DIR:-$root/build}
 jobs=${FTMPI_JOBS:-2}
 timeout=${FTMPI_TEST_TIMEOUT:-300}
 
-cmake -S "$root" -B "$build"
+cmake -S "$root" -B "$build" -DFTMPI_SANITIZE="${FTMPI_SANITIZE:-}"
 cmake --build "$build" -j"$jobs"
 # Our bin first: a test that runs mpirun/mpicc by name must get ftmpi's, never a system MPI's
 # (Debian's /usr/bin/mpirun is an alternative pointing at Open MPI or MPICH when installed).

@@ -17,6 +17,7 @@ class Reader {
 public:
     Reader(const std::uint8_t* p, std::size_t n) : p_(p), left_(n) {}
     bool string(std::string& out) {
+        if (left_ == 0) return false;  // p_ may be null then; memchr(nullptr, .., 0) is UB (UBSan)
         const void* nul = std::memchr(p_, '\0', left_);
         if (nul == nullptr) return false;
         std::size_t len = static_cast<const std::uint8_t*>(nul) - p_;

@@ -66,7 +66,8 @@ TEST_CASE("loopback: send/recv of small and large messages") {
     CHECK(r.status == Status::ok);
     CHECK(r.len == len);
     CHECK(r.source == 0);
-    CHECK(std::memcmp(in.data(), out.data(), len) == 0);
+    // len 0: the vectors' data() may be null, and memcmp(nullptr, ..) is UB even for 0 bytes.
+    CHECK((len == 0 || std::memcmp(in.data(), out.data(), len) == 0));
     Completion s = wait_for(p, &sctx);
     CHECK(s.status == Status::ok);
   }
