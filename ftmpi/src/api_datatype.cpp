@@ -217,6 +217,16 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
   return publish(build_resized(*old, lb, extent), newtype);
 }
 
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                             int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const Datatype* old = nullptr;
+  Err e = find_type(oldtype, &old);
+  if (e == Err::ok) e = check_out(newtype, "newtype");
+  if (e == Err::ok) e = check_subarray(ndims, sizes, subsizes, starts, order, old->extent);
+  if (e != Err::ok) return raise_world(e);
+  return publish(build_subarray(ndims, sizes, subsizes, starts, order, *old), newtype);
+}
+
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const Datatype* old = nullptr;
   Err e = find_type(oldtype, &old);

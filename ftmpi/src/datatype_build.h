@@ -29,5 +29,10 @@ std::unique_ptr<Datatype> build_blocks(const TypeBlock* blocks, std::size_t n, b
                                        int combiner);
 std::unique_ptr<Datatype> build_resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent);
 std::unique_ptr<Datatype> build_dup(const Datatype& old);
+// MPI_Type_create_subarray (datatype_subarray.cpp): arguments checked by check_subarray.
+Err check_subarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
+                   MPI_Aint old_extent);
+std::unique_ptr<Datatype> build_subarray(int ndims, const int* sizes, const int* subsizes,
+                                         const int* starts, int order, const Datatype& old);
 
 }  // namespace ftmpi

@@ -1,6 +1,6 @@
 /* MPI-2 reductions and datatypes: MPI_Exscan (predefined op, a non-commutative user op that
  * checks rank order, MPI_IN_PLACE, a derived type), MPI_Reduce_scatter_block,
- * MPI_Reduce_local, MPI_Op_commutative, MPI_Type_create_hindexed_block; bad arguments get
+ * MPI_Reduce_local, MPI_Op_commutative, MPI_Type_create_hindexed_block and _subarray; bad arguments get
  * their error class. Any size. */
 #include <mpi.h>
 #include <stdio.h>
@@ -112,6 +112,50 @@ static void hindexed_block(void) {
   MPI_Type_free(&t);
 }
 
+/* C order: a 2x3x2 block at (1,1,3) of a 4x5x6 array; Fortran order: 2x2 at (1,0) of 3x4. */
+static void subarray(void) {
+  int a[4][5][6], packed[12], pos = 0, k = 0, sz;
+  for (int i = 0; i < 4; i++) for (int j = 0; j < 5; j++) for (int l = 0; l < 6; l++) a[i][j][l] = 100 * i + 10 * j + l;
+  int sizes[3] = {4, 5, 6}, sub[3] = {2, 3, 2}, starts[3] = {1, 1, 3};
+  MPI_Datatype t;
+  MPI_Aint lb, extent;
+  MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  MPI_Type_size(t, &sz);
+  MPI_Type_get_extent(t, &lb, &extent);
+  CHECK(sz == 12 * (int)sizeof(int) && lb == 0 && extent == (MPI_Aint)sizeof a, "size %d lb %ld extent %ld",
+        sz, (long)lb, (long)extent);
+  int ni, na, nd, comb;
+  MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+  CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 11 && na == 0 && nd == 1, "subarray envelope");
+  MPI_Pack(a, 1, t, packed, sizeof packed, &pos, MPI_COMM_WORLD);
+  for (int i = 1; i < 3; i++) for (int j = 1; j < 4; j++) for (int l = 3; l < 5; l++, k++)
+    CHECK(packed[k] == 100 * i + 10 * j + l, "C-order element %d: %d", k, packed[k]);
+  MPI_Type_free(&t);
+  int f[4][3]; /* Fortran 3x4 (rows fastest): element (r, c) at f[c][r] */
+  for (int c = 0; c < 4; c++) for (int r = 0; r < 3; r++) f[c][r] = 10 * r + c;
+  int fs[2] = {3, 4}, fsub[2] = {2, 2}, fst[2] = {1, 0};
+  MPI_Type_create_subarray(2, fs, fsub, fst, MPI_ORDER_FORTRAN, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  pos = 0;
+  MPI_Pack(f, 1, t, packed, sizeof packed, &pos, MPI_COMM_WORLD);
+  CHECK(packed[0] == 10 && packed[1] == 20 && packed[2] == 11 && packed[3] == 21, "Fortran order %d %d %d %d",
+        packed[0], packed[1], packed[2], packed[3]);
+  MPI_Type_free(&t);
+  int bad_sub[3] = {2, 6, 2}, bad_start[3] = {3, 0, 0};
+  CHECK(cls(MPI_Type_create_subarray(0, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &t)) == MPI_ERR_ARG, "ndims 0");
+  CHECK(cls(MPI_Type_create_subarray(3, sizes, bad_sub, starts, MPI_ORDER_C, MPI_INT, &t)) == MPI_ERR_ARG,
+        "subsize > size");
+  CHECK(cls(MPI_Type_create_subarray(3, sizes, sub, bad_start, MPI_ORDER_C, MPI_INT, &t)) == MPI_ERR_ARG,
+        "start past the end");
+  CHECK(cls(MPI_Type_create_subarray(3, sizes, sub, starts, 3, MPI_INT, &t)) == MPI_ERR_ARG, "order");
+  CHECK(cls(MPI_Type_create_subarray(3, NULL, sub, starts, MPI_ORDER_C, MPI_INT, &t)) == MPI_ERR_ARG, "NULL");
+  CHECK(cls(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, MPI_DATATYPE_NULL, &t)) == MPI_ERR_TYPE,
+        "oldtype");
+  int huge[3] = {1 << 30, 1 << 30, 1 << 30}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+  CHECK(cls(MPI_Type_create_subarray(3, huge, one, zero, MPI_ORDER_C, MPI_INT, &t)) == MPI_ERR_ARG, "overflow");
+}
+
 static void bad_input(MPI_Op op) {
   int x = 0, y = 0, c;
   MPI_Datatype t;
@@ -150,6 +194,7 @@ int main(int argc, char **argv) {
   if (size <= 32) reduce_scatter_block();
   reduce_local(mat, op);
   hindexed_block();
+  subarray();
   bad_input(op);
   MPI_Op_free(&op);
   MPI_Type_free(&mat);
