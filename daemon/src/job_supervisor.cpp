@@ -4,6 +4,8 @@
 #include "ftmpi/debug_log.h"
 #include "job_supervisor.h"
 
+#include <ftmpi/shm_segments.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,22 +299,11 @@ void JobSupervisor::client_gone(std::uint64_t client) {
     start_kill(*job, std::move(end));
 }
 
-// libfabric's shm provider names a process's region /dev/shm/<pid>:<ep>:<domain> and removes
-// it on a clean close only. A killed rank leaves it behind, PIDs are recycled, and a later
-// rank that lands on a stale region of its own PID hangs. Removing it at reap time, before the
-// PID can be handed out again, keeps /dev/shm clean.
-void remove_shm_regions(pid_t pid) {
-  std::string prefix = std::to_string(pid) + ":";
-  DIR* dir = opendir("/dev/shm");
-  if (dir == nullptr) return;
-  while (dirent* e = readdir(dir)) {
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) {
-      std::string path = std::string("/dev/shm/") + e->d_name;
-      unlink(path.c_str());
-    }
-  }
-  closedir(dir);
-}
+// A killed rank cannot remove its shared-memory segments (libfabric's shm region, our rings
+// and bulk slots), PIDs are recycled, and a later rank that lands on a stale region of its own
+// PID hangs. Removing them at reap time, before the PID can be handed out again, keeps
+// /dev/shm clean; the transport's shm_segments is the one function that knows their names.
+void remove_shm_regions(pid_t pid) { (void)ftmpi::shm_segments::remove_of_process(pid); }
 
 void JobSupervisor::reap_children() {
     for (;;) {

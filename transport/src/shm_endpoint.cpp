@@ -2,6 +2,8 @@
 // (shm_endpoint.h). Large payloads are in shm_large.cpp.
 #include "shm_endpoint.h"
 
+#include <ftmpi/shm_segments.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -42,7 +44,8 @@ ShmEndpoint::~ShmEndpoint() {
 
 bool ShmEndpoint::init(std::string* err) {
   pid_ = static_cast<std::uint64_t>(getpid());
-  ring::sweep_stale_regions();
+  // What killed processes of this user left in /dev/shm: the one sweeper (shm_segments.h).
+  (void)shm_segments::remove_stale(getuid());
   token_ = random_token();
   const Knobs& k = core_.knobs;
   auto region = std::make_unique<ring::Region>();
@@ -392,6 +395,13 @@ void ShmEndpoint::fail_peer(PeerId peer) {
       free_op(op);
     }
   }
+  // Its shared memory goes too (a REBUILD job maps every replacement's region: 50 repairs kept
+  // 514 MB mapped): our ring in its region, and its bulk slots if we mapped them. Nothing uses
+  // them any more: Path::gone refuses sends, and a bulk payload of it still unmatched is looked
+  // up again (and found gone once the daemon removed the region).
+  p.region.reset();
+  p.path = Peer::Path::gone;
+  bulk_sources_.erase(p.token);
 }
 
 }  // namespace ftmpi::transport

@@ -34,23 +34,6 @@ std::string region_name(std::uint64_t pid, std::uint64_t uid, std::uint64_t toke
   return buf;
 }
 
-void sweep_stale_regions() {
-  DIR* d = opendir("/dev/shm");
-  if (d == nullptr) return;
-  const unsigned long my_uid = getuid();
-  const std::size_t plen = std::strlen(kPrefix);
-  while (dirent* e = readdir(d)) {
-    if (std::strncmp(e->d_name, kPrefix, plen) != 0) continue;
-    unsigned long pid = 0, uid = 0;
-    if (std::sscanf(e->d_name + plen, "%lu.%lu.", &pid, &uid) != 2 || uid != my_uid || pid == 0) {
-      continue;
-    }
-    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or unsure)
-    shm_unlink((std::string("/") + e->d_name).c_str());
-  }
-  closedir(d);
-}
-
 // Layout: header, ring controls (private rings, then the shared one), then (page-aligned) the
 // rings' bytes and the bulk slots.
 std::size_t Region::data_offset(std::size_t ring_count) {

@@ -37,8 +37,8 @@ namespace ftmpi::transport::ring {
 
 // Region names: "/ftmpi-ring.<pid>.<uid>.<token as 16 hex digits>".
 std::string region_name(std::uint64_t pid, std::uint64_t uid, std::uint64_t token);
-// Unlinks the regions of this user's processes that no longer exist (a SIGKILLed rank's).
-void sweep_stale_regions();
+// The regions a killed process left behind are removed by the one sweeper, shm_segments.h
+// (which must know this name format).
 
 struct alignas(64) RingControl {
   std::atomic<std::uint64_t> owner;  // token of the sender that claimed it; 0 = free

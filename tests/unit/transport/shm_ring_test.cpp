@@ -9,6 +9,10 @@
 #include <random>
 #include <vector>
 
+#include <fcntl.h>
+#include <ftmpi/shm_segments.h>
+#include <sys/mman.h>
+
 #include "shm_ring.h"
 
 using namespace ftmpi::transport;
@@ -182,7 +186,7 @@ TEST_CASE("ring: a region that is missing or not a ring region is refused") {
     if (!clean) {
       REQUIRE(r.open(name));  // still there: a sender would write into it unread
       ring::Region again;
-      ring::sweep_stale_regions();
+      REQUIRE(ftmpi::shm_segments::remove_stale(getuid()) >= 1);
       REQUIRE_FALSE(again.open(name));
     } else {
       REQUIRE_FALSE(r.open(name));
@@ -229,4 +233,46 @@ TEST_CASE("ring: records written by another process arrive in order") {
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   REQUIRE(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("shm_segments: one sweeper for libfabric's and our segment names") {
+  // A child that exits at once gives a PID that no longer exists.
+  pid_t dead = fork();
+  REQUIRE(dead >= 0);
+  if (dead == 0) _exit(0);
+  REQUIRE(waitpid(dead, nullptr, 0) == dead);
+  const unsigned uid = getuid();
+  auto make = [](const std::string& name) {
+    int fd = shm_open(("/" + name).c_str(), O_RDWR | O_CREAT, 0600);
+    REQUIRE(fd >= 0);
+    close(fd);
+  };
+  auto exists = [](const std::string& name) {
+    int fd = shm_open(("/" + name).c_str(), O_RDONLY, 0);
+    if (fd >= 0) close(fd);
+    return fd >= 0;
+  };
+  const std::string d = std::to_string(dead), u = std::to_string(uid);
+  const std::vector<std::string> ours = {d + ":" + u + ":0", d + ":" + u + ":3",
+                                         "ftmpi-ring." + d + "." + u + ".00000000deadbeef"};
+  // Not ours: other names, a live process (ourselves), trailing garbage.
+  const std::string me = std::to_string(getpid());
+  const std::vector<std::string> others = {me + ":" + u + ":0", "ftmpi-ring." + me + "." + u + ".1",
+                                           d + ":" + u + ":0x", "ftmpi-ringx." + d + "." + u + ".1",
+                                           "sem.ftmpi-test-" + d};
+  for (const auto& n : ours) make(n);
+  for (const auto& n : others) make(n);
+  SECTION("remove_stale: this user's segments of processes that are gone") {
+    REQUIRE(ftmpi::shm_segments::remove_stale(uid) >= 2);  // d:u:0x is not a segment name
+    for (const auto& n : ours) CHECK_FALSE(exists(n));
+  }
+  SECTION("remove_of_process: every segment of one process") {
+    REQUIRE(ftmpi::shm_segments::remove_of_process(dead) == 3);
+    for (const auto& n : ours) CHECK_FALSE(exists(n));
+  }
+  for (const auto& n : others) {
+    CHECK(exists(n));
+    shm_unlink(("/" + n).c_str());
+  }
+  for (const auto& n : ours) shm_unlink(("/" + n).c_str());
 }
