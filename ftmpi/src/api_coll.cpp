@@ -130,12 +130,12 @@ std::size_t total_of(const std::vector<std::size_t>& v) {
   return n;
 }
 
+// Callers pass its error to refuse() (CHECK), which casts the ATOMIC vote.
 Err check_root(Comm* c, int root) {
   if (root < 0 || root >= c->size()) {
     return fail(Err::root, "root %d outside 0..%d of %s", root, c->size() - 1, c->name.c_str());
   }
   if (c->is_failed(root)) {
-    if (atomic(c)) (void)agree_outcome(c, false);
     return fail(Err::root, "root %d of %s has failed", root, c->name.c_str());
   }
   return Err::ok;
@@ -176,6 +176,31 @@ int finish(Comm* c, coll::Status s, const char* fn) {
     case coll::Status::invalid: return raise(c, fail(Err::arg, "%s: invalid arguments", fn));
     default: return raise(c, fail(Err::intern, "%s: internal error", fn));
   }
+}
+
+// A collective that reached the communicator but is refused here for a local reason (an
+// argument only this member got wrong, a receive buffer too small at the root: MPI_ERR_TRUNCATE
+// from MPI_Gather). In ATOMIC mode the other members go on into the outcome agreement and would
+// wait for this member's vote forever: it votes "failed" first, so every member returns an error.
+int refuse(Comm* c, Err e) {
+  if (atomic(c)) (void)agree_outcome(c, false);
+  return raise(c, e);
+}
+
+// The root of MPI_Gather whose receive size differs from its send size (a mismatch MPI
+// reports as MPI_ERR_TRUNCATE). The other members' blocks are on their way: receive them,
+// sized like the root's own block, into scratch memory (a larger one is truncated by the
+// transport, which consumes it), so that none is left to match a later gather; then refuse.
+int gather_refused(Comm* c, coll::View& view, CommP2P& p2p, const void* sendbuf, int sendcount,
+                   const Datatype& st, int root) {
+  Stage in;
+  in.setup(sendbuf, static_cast<std::size_t>(sendcount), st, Form::packed(st));
+  in.load_all();
+  const std::size_t block = packed_size(st, static_cast<std::size_t>(sendcount));
+  std::vector<std::uint8_t> scratch(block * static_cast<std::size_t>(c->size()));
+  (void)coll::gather(view, p2p, in.data(), block, scratch.data(), root);
+  return refuse(c, fail(Err::truncate, "MPI_Gather: the root's receive size (per member) differs "
+                        "from its send size"));
 }
 
 const void* in_place_or(const void* buf) { return buf == MPI_IN_PLACE ? coll::in_place : buf; }
@@ -280,9 +305,9 @@ Err v_buffer(const Comm* c, const char* what, const void* buf, const int* counts
   if (Err e_ = begin(comm, fn, &call); e_ != Err::ok) return raise(call.comm, e_); \
   Comm* c = call.comm;                                               \
   CommP2P p2p(&lib().engine, c)
-#define CHECK(expr)                                      \
-  do {                                                   \
-    if (Err e_ = (expr); e_ != Err::ok) return raise(c, e_); \
+#define CHECK(expr)                                       \
+  do {                                                    \
+    if (Err e_ = (expr); e_ != Err::ok) return refuse(c, e_); \
   } while (0)
 
 namespace {
@@ -360,7 +385,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   if (!in_place) {
     CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
   } else if (c->rank != root) {
-    return raise(c, in_place_not_here("sendbuf", "MPI_Reduce"));
+    return refuse(c, in_place_not_here("sendbuf", "MPI_Reduce"));
   }
   const bool at_root = c->rank == root;
   if (at_root) {
@@ -439,11 +464,11 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
   const bool null_ok = !t->contiguous && !t->predefined;  // MPI_BOTTOM, as in bytes_of
   const void* input = in_place ? recvbuf : sendbuf;
   if (input == nullptr && in_bytes > 0 && !null_ok) {
-    return raise(c, fail(Err::buffer, "MPI_Reduce_scatter: %s is NULL but the counts add up to "
+    return refuse(c, fail(Err::buffer, "MPI_Reduce_scatter: %s is NULL but the counts add up to "
                          "%zu elements", in_place ? "recvbuf" : "sendbuf", total));
   }
   if (recvbuf == nullptr && out_bytes > 0 && !null_ok) {
-    return raise(c, fail(Err::buffer, "MPI_Reduce_scatter: recvbuf is NULL but recvcounts[%d] "
+    return refuse(c, fail(Err::buffer, "MPI_Reduce_scatter: recvbuf is NULL but recvcounts[%d] "
                          "is %d", c->rank, recvcounts[c->rank]));
   }
   if (!in_place) CHECK(check_distinct(sendbuf, recvbuf, in_bytes));
@@ -504,14 +529,12 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   if (!in_place) {
     CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
   } else if (c->rank != root) {
-    return raise(c, in_place_not_here("sendbuf", "MPI_Gather"));
+    return refuse(c, in_place_not_here("sendbuf", "MPI_Gather"));
   }
   const bool at_root = c->rank == root;
   if (at_root) {
     CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
-    if (!in_place && rbytes != sbytes) {
-      return raise(c, fail(Err::truncate, "MPI_Gather: send and receive sizes differ"));
-    }
+    if (!in_place && rbytes != sbytes) return gather_refused(c, call.view, p2p, sendbuf, sendcount, *st, root);
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   } else {
     rbytes = sbytes;
@@ -547,7 +570,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   if (!in_place) {
     CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
   } else if (c->rank != root) {
-    return raise(c, in_place_not_here("sendbuf", "MPI_Gatherv"));
+    return refuse(c, in_place_not_here("sendbuf", "MPI_Gatherv"));
   }
   const bool at_root = c->rank == root;
   VBuffer out;
@@ -580,13 +603,13 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   if (!in_place) {
     CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   } else if (c->rank != root) {
-    return raise(c, in_place_not_here("recvbuf", "MPI_Scatter"));
+    return refuse(c, in_place_not_here("recvbuf", "MPI_Scatter"));
   }
   const bool at_root = c->rank == root;
   if (at_root) {
     CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
     if (!in_place && rbytes != sbytes) {
-      return raise(c, fail(Err::truncate, "MPI_Scatter: send and receive sizes differ"));
+      return refuse(c, fail(Err::truncate, "MPI_Scatter: send and receive sizes differ"));
     }
     CHECK(check_distinct(sendbuf, recvbuf, sbytes));
   } else {
@@ -620,7 +643,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
   if (!in_place) {
     CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   } else if (c->rank != root) {
-    return raise(c, in_place_not_here("recvbuf", "MPI_Scatterv"));
+    return refuse(c, in_place_not_here("recvbuf", "MPI_Scatterv"));
   }
   const bool at_root = c->rank == root;
   VBuffer in;
@@ -650,7 +673,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   if (!in_place) {
     CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
-    if (sbytes != rbytes) return raise(c, fail(Err::truncate, "MPI_Allgather: send and receive sizes differ"));
+    if (sbytes != rbytes) return refuse(c, fail(Err::truncate, "MPI_Allgather: send and receive sizes differ"));
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
   if (moves_in_place(st) && moves_in_place(rt)) {
@@ -705,7 +728,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   if (!in_place) {
     CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
-    if (sbytes != rbytes) return raise(c, fail(Err::truncate, "MPI_Alltoall: send and receive sizes differ"));
+    if (sbytes != rbytes) return refuse(c, fail(Err::truncate, "MPI_Alltoall: send and receive sizes differ"));
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
   if (moves_in_place(st) && moves_in_place(rt)) {

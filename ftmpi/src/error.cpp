@@ -24,6 +24,10 @@ struct DetailRing {
   std::array<std::string, kSlots> text;
   std::array<unsigned, kSlots> serial{};
   unsigned long long issued = 0;  // details handed out so far
+  // MPI_ERR_OTHER is returned as the bare class (SPEC 4.7: a failure's first report is exactly
+  // MPI_ERR_OTHER, so `if (rc == MPI_ERR_OTHER)` works); MPI_Error_string(MPI_ERR_OTHER) shows
+  // the latest detail recorded for it (the failed rank).
+  std::string last_other;
 };
 DetailRing& ring() {
   static DetailRing r;
@@ -87,6 +91,10 @@ int to_code(Err e) {
   t_has_detail = false;
   DetailRing& r = ring();
   std::lock_guard<std::mutex> lock(r.mutex);
+  if (cls == MPI_ERR_OTHER) {
+    r.last_other = std::string(class_text(cls)) + ": " + t_detail;
+    return cls;
+  }
   const auto serial = static_cast<unsigned>(r.issued++ % kSerials);
   r.text[serial % kSlots] = std::string(class_text(cls)) + ": " + t_detail;
   r.serial[serial % kSlots] = serial;
@@ -104,7 +112,11 @@ bool error_text(int code, char* out, int* len) {
   if (base == nullptr || code < 0) return false;
   std::string text = base;
   const int serial = code / kClassSpan - 1;
-  if (serial >= 0) {
+  if (code == MPI_ERR_OTHER) {
+    DetailRing& r = ring();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (!r.last_other.empty()) text = r.last_other;
+  } else if (serial >= 0) {
     DetailRing& r = ring();
     std::lock_guard<std::mutex> lock(r.mutex);
     // A code to_code() has not handed out (yet) is not an error code.

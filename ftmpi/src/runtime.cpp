@@ -15,7 +15,6 @@ namespace ftmpi {
 namespace {
 
 Runtime* g_runtime_for_events = nullptr;
-constexpr const char* kAddressKey = "ftmpi.addr";
 
 bool get_u32(const pmix_proc_t* proc, const char* key, std::uint32_t* out) {
   pmix_value_t* val = nullptr;
@@ -146,30 +145,7 @@ bool Runtime::init(std::string* err) {
   return true;
 }
 
-bool Runtime::exchange_addresses(const std::vector<std::uint8_t>& mine,
-                                 std::vector<std::vector<std::uint8_t>>* all, std::string* err) {
-  all->assign(static_cast<size_t>(size_), {});
-  if (!connected_) {
-    (*all)[0] = mine;
-    return true;
-  }
-  if (!publish_address(mine, err)) return false;
-  pmix_info_t collect;
-  bool yes = true;
-  PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-  pmix_status_t rc = PMIx_Fence(nullptr, 0, &collect, 1);
-  PMIX_INFO_DESTRUCT(&collect);
-  if (rc != PMIX_SUCCESS) {
-    *err = std::string("address exchange failed: ") + PMIx_Error_string(rc);
-    return false;
-  }
-  for (int r = 0; r < size_; ++r) {
-    if (!lookup_address(static_cast<std::uint32_t>(r), 0, &(*all)[static_cast<size_t>(r)], err)) {
-      return false;
-    }
-  }
-  return true;
-}
+// exchange_addresses: runtime_startup.cpp.
 
 bool Runtime::publish_address(const std::vector<std::uint8_t>& mine, std::string* err) {
   pmix_value_t value;
@@ -244,9 +220,31 @@ bool Runtime::spawn(std::uint32_t count, std::uint32_t base, const std::string& 
 }
 
 void Runtime::push_failure(int rank) {
+  {
+    std::lock_guard<std::mutex> lock(failures_mutex_);
+    failures_.push_back({rank, std::chrono::steady_clock::now() + failure_delay_});
+    reported_.push_back(rank);
+    pending_failures_.store(true, std::memory_order_release);
+  }
+  wake();  // MPI_Init may be waiting for a process that will now never publish its address
+}
+
+bool Runtime::was_reported(int rank) {
   std::lock_guard<std::mutex> lock(failures_mutex_);
-  failures_.push_back({rank, std::chrono::steady_clock::now() + failure_delay_});
-  pending_failures_.store(true, std::memory_order_release);
+  for (int r : reported_) {
+    if (r == rank) return true;
+  }
+  return false;
+}
+
+std::size_t Runtime::reported_count() {
+  std::lock_guard<std::mutex> lock(failures_mutex_);
+  return reported_.size();
+}
+
+void Runtime::wake() {
+  std::lock_guard<std::mutex> lock(wait_mutex_);
+  wait_cv_.notify_all();
 }
 
 std::vector<int> Runtime::take_failures() {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -28,7 +29,9 @@ class Runtime {
   const std::string& hostname() const { return hostname_; }
   bool connected() const { return connected_; }
 
-  // Publishes our fabric address and collects everybody's (put, commit, fence, get).
+  // Publishes our fabric address and collects everybody's (put, commit, fence, get;
+  // runtime_startup.cpp). A process the daemon reports dead before its address could be had
+  // (it died before or during MPI_Init) gets an empty address: the engine marks it failed.
   bool exchange_addresses(const std::vector<std::uint8_t>& mine,
                           std::vector<std::vector<std::uint8_t>>* all, std::string* err);
 
@@ -53,6 +56,11 @@ class Runtime {
   bool has_failures() const { return pending_failures_.load(std::memory_order_relaxed); }
   std::vector<int> take_failures();
   void push_failure(int rank);  // called from the PMIx event thread
+  // Whether the daemon ever reported `rank` dead (held-back test events included).
+  bool was_reported(int rank);
+  std::size_t reported_count();
+  // Wakes wait_until_event (a failure report or a PMIx completion arrived; any thread).
+  void wake();
 
  private:
   bool connected_ = false;
@@ -71,6 +79,17 @@ class Runtime {
     std::chrono::steady_clock::time_point due;  // when take_failures may hand it out
   };
   std::vector<PendingFailure> failures_;
+  std::vector<int> reported_;  // every rank ever reported dead, in order (never cleared)
+  // MPI_Init's waits for PMIx completions and failure reports (runtime_startup.cpp).
+  static constexpr const char* kAddressKey = "ftmpi.addr";
+  std::mutex wait_mutex_;
+  std::condition_variable wait_cv_;
+  template <typename Done>
+  void wait_until_event(Done&& done) {
+    std::unique_lock<std::mutex> lock(wait_mutex_);
+    // The timeout only guards against a lost wake-up; every event calls wake().
+    while (!done()) wait_cv_.wait_for(lock, std::chrono::milliseconds(20));
+  }
   // TEST ONLY (FTMPI_TEST_DELAY_FAILURE_EVENTS_MS, read in init): failure events are held back
   // this long before take_failures hands them out, so that a test can see what a process does
   // before the runtime's report arrives (a transport error noticed first: the peer is only

@@ -1,5 +1,6 @@
 /* REBUILD: an iterative computation loses ranks and gets them back.
- *   ft_rebuild ITERATIONS KILL...     KILL = RANK@ITERATION, e.g. 2@3 0@7 2@12
+ *   ft_rebuild ITERATIONS KILL...     KILL = RANK@ITERATION[+MS], e.g. 2@3 0@7 2@12 1@3+50
+ *                                     (+MS: a thread kills it MS ms after it reached ITERATION)
  *   ft_rebuild ITERATIONS blank KILL...   run with --comm-mode blank: the first repair leaves a
  *                                         gap, which is checked, then MPI_COMM_WORLD is switched
  *                                         to REBUILD and repaired again, which fills it
@@ -12,6 +13,7 @@
  * result is checked against the closed form, sizes/ranks/states are checked after every
  * rebuild, and the survivors' repair time (error return to end of MPI_Comm_dup) is printed. */
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +31,25 @@ static double mono(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+static void *kill_later(void *ms) {
+  usleep((useconds_t)(long)ms * 1000);
+  raise(SIGKILL);
+  return NULL;
+}
+
 static void maybe_die(int argc, char **argv, int it) {
   for (int i = 2; i < argc; i++) {
-    int r, at;
-    if (sscanf(argv[i], "%d@%d", &r, &at) != 2 || r != wrank || at != it) continue;
+    int r, at, ms = 0;
+    if (sscanf(argv[i], "%d@%d+%d", &r, &at, &ms) < 2 || r != wrank || at != it) continue;
     char path[512];
     snprintf(path, sizeof path, "%s/killed.%d", getenv("PIDDIR") ? getenv("PIDDIR") : "/tmp", i);
     if (access(path, F_OK) == 0) continue;
     FILE *f = fopen(path, "w");
     if (f) fclose(f);
-    raise(SIGKILL);
+    if (ms <= 0) raise(SIGKILL);
+    pthread_t t;  /* RANK@ITER+MS: die MS ms later, wherever the process is by then */
+    pthread_create(&t, NULL, kill_later, (void *)(long)ms);
+    pthread_detach(t);
   }
 }
 
@@ -55,6 +66,23 @@ static void resync(MPI_Comm comm, int restarted, int *it, long *acc) {
   *acc = state[1];
 }
 
+/* Set when a KILL has +MS: a death may then land right after a repair (or while a replacement
+ * joins), and the world is seen DETECTED with that rank FAILED until the next repair. */
+static int late_deaths;
+
+/* Bytes of /dev/shm this process has mapped (rings and bulk slots of itself and its peers). */
+static long shm_mapped_kb(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  long kb = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (strstr(line, "/dev/shm/") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) kb += (long)((hi - lo) >> 10);
+  }
+  if (f) fclose(f);
+  return kb;
+}
+
 static void check_world(int n, int expect_restarted) {
   int size, rank, state, s;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -62,11 +90,16 @@ static void check_world(int n, int expect_restarted) {
   CHECK(size == n, "world size %d after rebuild, expected %d", size, n);
   CHECK(rank == wrank, "world rank changed from %d to %d", wrank, rank);
   FTMPI_Comm_state(MPI_COMM_WORLD, &state);
-  CHECK(state == FTMPI_COMM_OK || state == FTMPI_COMM_RECOVERED, "world state %d", state);
+  const int newer_failure = late_deaths && state == FTMPI_COMM_DETECTED;
+  CHECK(state == FTMPI_COMM_OK || state == FTMPI_COMM_RECOVERED || newer_failure, "world state %d", state);
+  int failed = 0;
   for (int r = 0; r < size; r++) {
     FTMPI_Comm_proc_state(MPI_COMM_WORLD, r, &s);
-    CHECK(s == FTMPI_PROC_OK, "rank %d has state %d after the rebuild", r, s);
+    failed += s == FTMPI_PROC_FAILED;
+    CHECK(s == FTMPI_PROC_OK || (newer_failure && s == FTMPI_PROC_FAILED),
+          "rank %d has state %d after the rebuild", r, s);
   }
+  CHECK(!newer_failure || failed > 0, "world DETECTED without a failed rank");
   FTMPI_Init_state(&s);
   CHECK(s == (expect_restarted ? FTMPI_INIT_RESTARTED : FTMPI_INIT_NEW), "init state %d", s);
 }
@@ -81,6 +114,10 @@ int main(int argc, char **argv) {
   int init_state;
   FTMPI_Init_state(&init_state);
   int restarted = init_state == FTMPI_INIT_RESTARTED;
+  /* FT_REBUILD_PACE_MS: a pause per iteration, so that a delayed death (RANK@ITER+MS) lands
+   * while the job still runs, e.g. inside the repair of an earlier one. */
+  int pace_ms = getenv("FT_REBUILD_PACE_MS") ? atoi(getenv("FT_REBUILD_PACE_MS")) : 0;
+  for (int i = 2; i < argc; i++) late_deaths |= strchr(argv[i], '+') != NULL;
   int it = 0, rebuilds = 0;
   long acc = 0;
   double worst_repair = 0;
@@ -96,6 +133,7 @@ int main(int argc, char **argv) {
   }
   while (it < iterations) {
     maybe_die(argc, argv, it);
+    if (pace_ms > 0) usleep((useconds_t)pace_ms * 1000);
     long v = wrank + it, sum = 0;
     int rc = MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS) {
@@ -142,6 +180,15 @@ int main(int argc, char **argv) {
   CHECK(acc == expect, "sum %ld, expected %ld", acc, expect);
   double all_worst = 0;
   MPI_Reduce(&worst_repair, &all_worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  /* FT_REBUILD_MAX_SHM_KB: the shared memory a process has mapped must stay bounded however
+   * many peers were replaced (a dead peer's region is unmapped; 50 repairs once kept 514 MB). */
+  long shm_kb = shm_mapped_kb(), max_kb = 0;
+  MPI_Reduce(&shm_kb, &max_kb, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (wrank == 0) printf("ft_rebuild: /dev/shm mapped at the end: at most %ld KiB per process\n", max_kb);
+  if (getenv("FT_REBUILD_MAX_SHM_KB")) {
+    CHECK(shm_kb <= atol(getenv("FT_REBUILD_MAX_SHM_KB")), "%ld KiB of /dev/shm mapped after %d repair(s)",
+          shm_kb, rebuilds);
+  }
   int bad = 0;
   MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (wrank == 0) {
