@@ -287,6 +287,7 @@ std::size_t ShmEndpoint::poll(Completion* out, std::size_t max) {
     fins.swap(fin_retry_);
     for (const PendingFin& f : fins) send_fin(f.peer, f.seq, f.status);
   }
+  if (!retired_.empty() && ++retired_polls_ > 1) retired_.clear();  // see fail_peer
   return n;
 }
 
@@ -399,9 +400,15 @@ void ShmEndpoint::fail_peer(PeerId peer) {
   // 514 MB mapped): our ring in its region, and its bulk slots if we mapped them. Nothing uses
   // them any more: Path::gone refuses sends, and a bulk payload of it still unmatched is looked
   // up again (and found gone once the daemon removed the region).
-  p.region.reset();
+  // The unmapping (about 10 MB here) is left to the second poll from now, so that it never
+  // delays the layer above hearing of the failure (a racing ULFM test saw the difference).
+  if (p.region != nullptr) retired_.push_back(std::move(p.region));
   p.path = Peer::Path::gone;
-  bulk_sources_.erase(p.token);
+  if (auto it = bulk_sources_.find(p.token); it != bulk_sources_.end()) {
+    retired_.push_back(std::move(it->second));
+    bulk_sources_.erase(it);
+  }
+  retired_polls_ = 0;
 }
 
 }  // namespace ftmpi::transport

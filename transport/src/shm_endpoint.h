@@ -140,6 +140,9 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::vector<bool> bulk_busy_;         // our bulk slots in use (staged, FIN not yet in)
   // Senders' regions mapped to copy bulk payloads out, by token.
   std::unordered_map<std::uint64_t, std::unique_ptr<ring::Region>> bulk_sources_;
+  // Failed peers' regions, unmapped on the second poll after the failure (fail_peer).
+  std::vector<std::unique_ptr<ring::Region>> retired_;
+  unsigned retired_polls_ = 0;
 };
 
 }  // namespace ftmpi::transport
