@@ -162,7 +162,7 @@ Err to_bytes(const Comm* c, const int* counts, const int* displs, std::size_t ex
 
 int finish(Comm* c, coll::Status s, const char* fn) {
   if (atomic(c) && !agree_outcome(c, s == coll::Status::ok) && s == coll::Status::ok) {
-    return raise(c, fail(Err::other, "%s on %s: a participant failed or the collective failed "
+    return raise(c, fail_report(Err::other, "%s on %s: a participant failed or the collective failed "
                          "elsewhere (atomic mode: every survivor gets this error)%s%s", fn,
                          c->name.c_str(), c->failed.empty() ? "" : "; failed rank(s) ",
                          failed_ranks_text(*c).c_str()));
@@ -170,7 +170,7 @@ int finish(Comm* c, coll::Status s, const char* fn) {
   switch (s) {
     case coll::Status::ok: return MPI_SUCCESS;
     case coll::Status::proc_failed:
-      return raise(c, fail(failure_err(*c), "%s on %s: a participant failed (rank(s) %s)", fn,
+      return raise(c, fail_report(failure_err(*c), "%s on %s: a participant failed (rank(s) %s)", fn,
                            c->name.c_str(), failed_ranks_text(*c).c_str()));
     case coll::Status::truncated: return raise(c, fail(Err::truncate, "%s: message truncated", fn));
     case coll::Status::invalid: return raise(c, fail(Err::arg, "%s: invalid arguments", fn));

@@ -79,7 +79,7 @@ Err split_with_topology(Comm* parent, int color, int key, const std::vector<std:
       (void)lib().construct.free(child);
     }
     *out = MPI_COMM_NULL;
-    return fail(Err::other, "%s: a process of the new topology has failed (%s repaired); call "
+    return fail_report(Err::other, "%s: a process of the new topology has failed (%s repaired); call "
                 "again", what, parent->name.c_str());
   }
   if (*out == MPI_COMM_NULL) return Err::ok;

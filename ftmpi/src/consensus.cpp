@@ -263,7 +263,7 @@ bool Consensus::step(Ticket* t) {
 bool Consensus::collect(Ticket* t, Decision* out, Err* e) {
   *e = Err::ok;
   if (t->everyone_failed_) {
-    *e = fail(failure_err(*t->comm_), "every process of %s has failed", t->comm_->name.c_str());
+    *e = fail_report(failure_err(*t->comm_), "every process of %s has failed", t->comm_->name.c_str());
     return true;
   }
   Instance& inst = instances_[t->key_];

@@ -47,7 +47,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
                   bool sync) {
   std::uint32_t peer = comm->peer_procs()[static_cast<std::size_t>(dest)];
   if (kFtChecks && failures_.is_failed(peer)) {
-    return fail(failure_err(*comm), "rank %d (process %u) has failed", dest, peer);
+    return fail_report(failure_err(*comm), "rank %d (process %u) has failed", dest, peer);
   }
   Request* r = requests_.allocate(Request::Kind::send);
   r->comm = comm;
@@ -86,7 +86,7 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
     }
     requests_.release(r);
     note_transport_error(peer, s);
-    return fail(s == Status::peer_failed ? failure_err(*comm) : Err::intern, "send to rank %d failed: %s",
+    return fail_report(s == Status::peer_failed ? failure_err(*comm) : Err::intern, "send to rank %d failed: %s",
                 dest, transport::status_name(s));
   }
   *out = r;
@@ -109,7 +109,7 @@ Err Engine::select(int source, int tag, Comm* comm, std::uint32_t context, Selec
   } else {
     out->peer = comm->peer_procs()[static_cast<std::size_t>(source)];
     if (kFtChecks && failures_.is_failed(out->peer)) {
-      return fail(failure_err(*comm), "rank %d (process %u) has failed", source, out->peer);
+      return fail_report(failure_err(*comm), "rank %d (process %u) has failed", source, out->peer);
     }
     src_bits = out->peer;
   }
@@ -204,7 +204,7 @@ void Engine::complete(const Completion& c) {
         // Canceled: MPI_Cancel took the message back, so no ack will come (engine_cancel.cpp).
         finish_part(parent, c.status == Status::ok || c.status == Status::canceled
                                 ? MPI_SUCCESS
-                                : to_code(fail(failure_err(*parent->comm), "rank %d has failed", parent->peer)));
+                                : to_code(fail_report(failure_err(*parent->comm), "rank %d has failed", parent->peer)));
       }
     } else if (r->hook != nullptr && c.status != Status::canceled) {
       // An error completion (the provider gave up on it) still goes to the hook, empty, so a
@@ -247,7 +247,7 @@ void Engine::complete(const Completion& c) {
                            c.message_len, r->source, c.len));
       break;
     case Status::peer_failed:
-      error = to_code(fail(failure_err(*r->comm), "rank %d has failed", r->peer));
+      error = to_code(fail_report(failure_err(*r->comm), "rank %d has failed", r->peer));
       break;
     default:
       error = to_code(fail(Err::intern, "transport: %s", transport::status_name(c.status)));

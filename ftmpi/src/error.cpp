@@ -24,9 +24,9 @@ struct DetailRing {
   std::array<std::string, kSlots> text;
   std::array<unsigned, kSlots> serial{};
   unsigned long long issued = 0;  // details handed out so far
-  // MPI_ERR_OTHER is returned as the bare class (SPEC 4.7: a failure's first report is exactly
-  // MPI_ERR_OTHER, so `if (rc == MPI_ERR_OTHER)` works); MPI_Error_string(MPI_ERR_OTHER) shows
-  // the latest detail recorded for it (the failed rank).
+  // A process failure's MPI_ERR_OTHER is returned as the bare class (SPEC 4.7: exactly
+  // MPI_ERR_OTHER, so `if (rc == MPI_ERR_OTHER)` works; fail_report); MPI_Error_string of
+  // MPI_ERR_OTHER shows the latest such detail (the failed rank).
   std::string last_other;
 };
 DetailRing& ring() {
@@ -36,6 +36,7 @@ DetailRing& ring() {
 
 thread_local char t_detail[MPI_MAX_ERROR_STRING];
 thread_local bool t_has_detail = false;
+thread_local bool t_is_report = false;  // the detail reports a process failure (fail_report)
 
 const char* class_text(int cls) {
   switch (cls) {
@@ -82,6 +83,17 @@ Err fail(Err e, const char* fmt, ...) {
   std::vsnprintf(t_detail, sizeof t_detail, fmt, ap);
   va_end(ap);
   t_has_detail = true;
+  t_is_report = false;
+  return e;
+}
+
+Err fail_report(Err e, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(t_detail, sizeof t_detail, fmt, ap);
+  va_end(ap);
+  t_has_detail = true;
+  t_is_report = true;
   return e;
 }
 
@@ -91,7 +103,7 @@ int to_code(Err e) {
   t_has_detail = false;
   DetailRing& r = ring();
   std::lock_guard<std::mutex> lock(r.mutex);
-  if (cls == MPI_ERR_OTHER) {
+  if (cls == MPI_ERR_OTHER && t_is_report) {
     r.last_other = std::string(class_text(cls)) + ": " + t_detail;
     return cls;
   }

@@ -51,6 +51,10 @@ enum class [[nodiscard]] Err : int {
 
 // Records a human-readable detail for the error about to be returned (printf-style).
 Err fail(Err e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// The same, for an error that reports a process failure. SPEC 4.7: its code is exactly
+// MPI_ERR_OTHER (not a detail code of that class), so `if (rc == MPI_ERR_OTHER)` works;
+// MPI_Error_string(MPI_ERR_OTHER) then shows the latest such detail (the failed rank).
+Err fail_report(Err e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // Turns an Err (with the detail recorded last on this thread, if any) into an MPI error code.
 // Codes above the class range carry their detail: MPI_Error_string shows it.

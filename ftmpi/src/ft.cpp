@@ -84,7 +84,7 @@ void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
     // NOP: nothing pending on the communicator survives. CONT: only what names the dead
     // process or could be satisfied by it (wildcard receives).
     if (nop || q.peer == r || (q.kind == Request::Kind::recv && q.peer == MPI_ANY_SOURCE)) {
-      engine_->purge(&q, to_code(fail(Err::other, "rank %d of %s failed", r, c.name.c_str())));
+      engine_->purge(&q, to_code(fail_report(Err::other, "rank %d of %s failed", r, c.name.c_str())));
     }
   });
 }
@@ -138,13 +138,13 @@ Err FaultHandler::check(Comm* c, int peer) {
     return Err::ok;
   }
   if (c->state == FTMPI_COMM_FAILED) {
-    return fail(Err::other, "%s has failed and cannot be repaired", c->name.c_str());
+    return fail_report(Err::other, "%s has failed and cannot be repaired", c->name.c_str());
   }
   // DETECTED (or a repair in progress).
   bool refuse = c->msg_mode == FTMPI_MSG_MODE_NOP || peer == kWholeComm ||
                 peer == MPI_ANY_SOURCE || (peer >= 0 && peer < c->size() && c->is_failed(peer));
   if (!refuse) return Err::ok;
-  return fail(Err::other, "rank(s) %s of %s failed; repair the communicator with MPI_Comm_dup",
+  return fail_report(Err::other, "rank(s) %s of %s failed; repair the communicator with MPI_Comm_dup",
               failed_ranks_text(*c).c_str(), c->name.c_str());
 }
 

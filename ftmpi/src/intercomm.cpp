@@ -208,7 +208,7 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
   Outcome local;
   if (!d.failed.empty()) {
     engine_->failures().mark_ranks_failed(*group, d.failed, FailureSource::agreement);
-    local = outcome_of(fail(Err::other, "%zu process(es) of %s failed; intercommunicators are not "
+    local = outcome_of(fail_report(Err::other, "%zu process(es) of %s failed; intercommunicators are not "
                             "built over failures or repaired", d.failed.size(), group->name.c_str()));
   }
   out->used = comms_->used_contexts();
@@ -248,7 +248,7 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
   auto from_leader = std::find_if(d2.contributions.begin(), d2.contributions.end(),
                                   [leader](const auto& c) { return c.first == leader; });
   if (from_leader == d2.contributions.end()) {
-    return fail(Err::other, "the local leader (rank %d of %s) failed", leader, group->name.c_str());
+    return fail_report(Err::other, "the local leader (rank %d of %s) failed", leader, group->name.c_str());
   }
   Outcome result;
   if (!decode(from_leader->second, &result, &out->used, &out->remote)) {
@@ -427,7 +427,7 @@ int intercomm_compare(const Comm& a, const Comm& b) {
 
 Err intercomm_dup(Comm* ic, MPI_Comm* out) {
   if (ic->state != FTMPI_COMM_OK) {
-    return fail(Err::other, "%s has failed; intercommunicators are not repaired", ic->name.c_str());
+    return fail_report(Err::other, "%s has failed; intercommunicators are not repaired", ic->name.c_str());
   }
   Library& l = lib();
   return Intercomms(&l.comms, &l.engine, &l.consensus).dup(ic, out);
@@ -451,7 +451,7 @@ void intercomm_lost_process(Comm& c, std::uint32_t proc, Engine* engine) {
   engine->requests().for_each_live([&](Request& q) {
     if (q.comm != &c || q.complete) return;
     if (q.kind != Request::Kind::send && q.kind != Request::Kind::recv) return;
-    engine->purge(&q, to_code(fail(Err::other, "process %u of intercommunicator %s failed; "
+    engine->purge(&q, to_code(fail_report(Err::other, "process %u of intercommunicator %s failed; "
                                    "intercommunicators are not repaired", proc, c.name.c_str())));
   });
 }
@@ -532,7 +532,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   if (Err e = find_inter(intercomm, &c, "MPI_Intercomm_merge"); e != Err::ok) return raise(c, e);
   if (newintracomm == nullptr) return raise(c, fail(Err::arg, "newintracomm pointer is NULL"));
   if (c->state != FTMPI_COMM_OK) {
-    return raise(c, fail(Err::other, "%s has failed; intercommunicators are not repaired",
+    return raise(c, fail_report(Err::other, "%s has failed; intercommunicators are not repaired",
                          c->name.c_str()));
   }
   return raise(c, intercomms().merge(c, high != 0, newintracomm));
