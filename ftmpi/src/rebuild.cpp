@@ -22,6 +22,26 @@ std::uint64_t now_ms() {
 
 constexpr char kHex[] = "0123456789abcdef";
 
+// A welcome carries the failed processes the survivor knows of. The daemon's report of a death
+// that happened before the replacement subscribed to reports (while it was starting) never
+// reaches it; without this it would wait for such a process forever (in a collective, say).
+std::vector<std::uint8_t> failed_list(Engine* engine) {
+  std::vector<std::uint8_t> out;
+  for (std::uint32_t p : engine->failures().failed_procs()) {
+    const auto* b = reinterpret_cast<const std::uint8_t*>(&p);
+    out.insert(out.end(), b, b + sizeof p);
+  }
+  return out;
+}
+
+void adopt_failed_list(const std::vector<std::uint8_t>& body, Engine* engine) {
+  for (std::size_t at = 0; at + sizeof(std::uint32_t) <= body.size(); at += sizeof(std::uint32_t)) {
+    std::uint32_t p = 0;
+    std::memcpy(&p, body.data() + at, sizeof p);
+    engine->failures().mark_failed(p, FailureSource::agreement);
+  }
+}
+
 }  // namespace
 
 // Text form (it travels in an environment variable): hex of little-endian 32-bit words
@@ -102,7 +122,7 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
   for (int r = 0; r < w->size() && leader_rank < 0; ++r) {
     if (!w->is_failed(r)) leader_rank = r;
   }
-  if (leader_rank < 0) return fail(Err::other, "every process of %s has failed", w->name.c_str());
+  if (leader_rank < 0) return fail_report(Err::other, "every process of %s has failed", w->name.c_str());
   plan.leader = w->procs[static_cast<std::size_t>(leader_rank)];
   if (w->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND) {
     for (int r = 0; r < w->size(); ++r) {
@@ -149,7 +169,7 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
       return got || engine_->is_failed(plan.leader);
     });
     if (!got) {
-      return fail(Err::other, "rank %d, which was starting the replacements for %s, failed; repair again",
+      return fail_report(Err::other, "rank %d, which was starting the replacements for %s, failed; repair again",
                   leader_rank, w->name.c_str());
     }
     if (spawned.empty() || spawned[0] == 0) {
@@ -186,7 +206,9 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
     return fail(Err::intern, "%s", why.c_str());
   }
   for (std::uint32_t i = 0; i < plan.count; ++i) {
-    if (joined[i]) consensus_->post_note(plan.base + i, kChannel, plan.base, kWelcome, {});
+    if (joined[i]) {
+      consensus_->post_note(plan.base + i, kChannel, plan.base, kWelcome, failed_list(engine_));
+    }
   }
 
   // The repaired world, every member OK. A replacement that died on the way, or a survivor
@@ -260,7 +282,9 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
     bool all = true;
     for (std::size_t i = 0; i < survivors.size(); ++i) {
       if (!welcomed[i]) {
-        welcomed[i] = consensus_->take_note(kChannel, plan.base, kWelcome, survivors[i], nullptr);
+        std::vector<std::uint8_t> body;
+        welcomed[i] = consensus_->take_note(kChannel, plan.base, kWelcome, survivors[i], &body);
+        if (welcomed[i]) adopt_failed_list(body, engine_);
       }
       all = all && (welcomed[i] || engine_->is_failed(survivors[i]));
     }
