@@ -514,7 +514,7 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   BEGIN("MPI_Reduce_scatter_block");
-  if (recvcount < 0) return raise(c, fail(Err::count, "MPI_Reduce_scatter_block: recvcount %d is negative", recvcount));
+  if (recvcount < 0) return refuse(c, fail(Err::count, "MPI_Reduce_scatter_block: recvcount %d is negative", recvcount));
   const std::vector<int> counts(static_cast<std::size_t>(c->size()), recvcount);
   return MPI_Reduce_scatter(sendbuf, recvbuf, counts.data(), type, op, comm);
 }
