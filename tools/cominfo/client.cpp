@@ -118,26 +118,4 @@ std::vector<DaemonAnswer> query_all(const std::string& explicit_socket, bool wit
     return out;
 }
 
-std::string json_escape(const std::string& s) {
-    std::string o = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"': o += "\\\""; break;
-            case '\\': o += "\\\\"; break;
-            case '\n': o += "\\n"; break;
-            case '\t': o += "\\t"; break;
-            case '\r': o += "\\r"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    o += buf;
-                } else {
-                    o += static_cast<char>(c);
-                }
-        }
-    }
-    return o + "\"";
-}
-
 }  // namespace ftmpi::tools

@@ -29,6 +29,4 @@ DaemonAnswer query_daemon(const std::string& socket, bool with_cpu);
 // left out; a daemon that does not answer is returned with ok = false.
 std::vector<DaemonAnswer> query_all(const std::string& explicit_socket, bool with_cpu);
 
-std::string json_escape(const std::string& s);
-
 }  // namespace ftmpi::tools

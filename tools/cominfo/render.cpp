@@ -4,10 +4,23 @@
 #include <cstdio>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace ftmpi::tools {
 
 using proto::CommStateV;
 using proto::ProcStateV;
+
+namespace {
+// ordered_json keeps the keys in the documented order (scripts and tests read them in that order).
+using Json = nlohmann::ordered_json;
+
+// Compact, one line. Names come from the daemon and may hold bytes that are not UTF-8: they are
+// replaced with U+FFFD instead of throwing, so a strange program name cannot abort the tool.
+std::string json_text(const Json& j) {
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+}  // namespace
 
 Color color_of(CommStateV s) {
     switch (s) {
@@ -212,36 +225,33 @@ std::vector<Line> job_lines(const JobView& j, int width, bool details) {
 }
 
 std::string cominfo_json(const std::vector<DaemonAnswer>& answers) {
-    std::ostringstream o;
-    o << "{\"jobs\":[";
-    bool first_job = true;
+    Json jobs = Json::array();
     for (const auto& jv : jobs_of(answers)) {
         const auto& j = jv.job;
-        o << (first_job ? "" : ",") << "{\"id\":" << json_escape(j.id) << ",\"comms\":[";
-        first_job = false;
-        for (std::size_t ci = 0; ci < j.comms.size(); ++ci) {
-            const auto& c = j.comms[ci];
-            o << (ci ? "," : "") << "{\"name\":" << json_escape(c.name) << ",\"context_id\":" << c.context_id
-              << ",\"state\":\"" << proto::to_string(c.state) << "\",\"comm_mode\":\"" << proto::to_string(c.comm_mode)
-              << "\",\"msg_mode\":\"" << proto::to_string(c.msg_mode) << "\",\"size\":" << c.size()
-              << ",\"valid\":" << c.valid() << ",\"procs\":[";
-            for (std::size_t i = 0; i < c.procs.size(); ++i) {
-                const auto& p = c.procs[i];
+        Json comms = Json::array();
+        for (const auto& c : j.comms) {
+            Json procs = Json::array();
+            for (const auto& p : c.procs) {
                 std::string host;
                 int pid = 0;
                 if (p.world_rank < j.procs.size()) {
                     host = j.procs[p.world_rank].host;
                     pid = j.procs[p.world_rank].pid;
                 }
-                o << (i ? "," : "") << "{\"rank\":" << p.rank << ",\"state\":\"" << proto::to_string(p.state)
-                  << "\",\"host\":" << json_escape(host) << ",\"pid\":" << pid << "}";
+                procs.push_back({{"rank", p.rank}, {"state", proto::to_string(p.state)}, {"host", host}, {"pid", pid}});
             }
-            o << "]}";
+            comms.push_back({{"name", c.name},
+                             {"context_id", c.context_id},
+                             {"state", proto::to_string(c.state)},
+                             {"comm_mode", proto::to_string(c.comm_mode)},
+                             {"msg_mode", proto::to_string(c.msg_mode)},
+                             {"size", c.size()},
+                             {"valid", c.valid()},
+                             {"procs", std::move(procs)}});
         }
-        o << "]}";
+        jobs.push_back({{"id", j.id}, {"comms", std::move(comms)}});
     }
-    o << "]}\n";
-    return o.str();
+    return json_text(Json{{"jobs", std::move(jobs)}});
 }
 
 std::string cominfo_text(const std::vector<DaemonAnswer>& answers, int width, bool color) {
@@ -280,39 +290,39 @@ Color run_color(proto::RunStateV s) {
 }  // namespace
 
 std::string hostinfo_json(const std::vector<DaemonAnswer>& answers) {
-    std::ostringstream o;
-    o << "{\"hosts\":[";
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-        const auto& a = answers[i];
+    Json hosts = Json::array();
+    for (const auto& a : answers) {
         const auto& h = a.snap.host;
-        o << (i ? "," : "") << "{\"host\":" << json_escape(a.ok ? h.hostname : "") << ",\"state\":\""
-          << (a.ok ? "up" : "FAILED") << "\",\"address\":" << json_escape(a.socket)
-          << ",\"daemon_pid\":" << (a.ok ? h.daemon_pid : a.pid) << ",\"private\":" << (h.private_daemon ? "true" : "false");
+        Json host = {{"host", a.ok ? h.hostname : ""},
+                     {"state", a.ok ? "up" : "FAILED"},
+                     {"address", a.socket},
+                     {"daemon_pid", a.ok ? h.daemon_pid : a.pid},
+                     {"private", h.private_daemon}};
         if (!a.ok) {
-            o << ",\"error\":" << json_escape(a.error) << ",\"jobs\":[]}";
+            host["error"] = a.error;
+            host["jobs"] = Json::array();
+            hosts.push_back(std::move(host));
             continue;
         }
-        char load[96];
-        std::snprintf(load, sizeof load, "[%.2f,%.2f,%.2f]", h.load_x100[0] / 100.0, h.load_x100[1] / 100.0,
-                      h.load_x100[2] / 100.0);
-        o << ",\"uptime_s\":" << (h.now_ms - std::min(h.start_ms, h.now_ms)) / 1000 << ",\"load\":" << load
-          << ",\"ncores\":" << h.ncores << ",\"jobs\":[";
-        for (std::size_t k = 0; k < a.snap.jobs.size(); ++k) {
-            const auto& j = a.snap.jobs[k];
-            o << (k ? "," : "") << "{\"id\":" << json_escape(j.id) << ",\"program\":" << json_escape(j.program)
-              << ",\"nprocs\":" << j.nprocs << ",\"procs\":[";
-            for (std::size_t p = 0; p < j.procs.size(); ++p) {
-                const auto& pr = j.procs[p];
-                o << (p ? "," : "") << "{\"rank\":" << pr.rank << ",\"pid\":" << pr.pid << ",\"host\":"
-                  << json_escape(pr.host) << ",\"state\":\"" << proto::to_string(pr.state)
-                  << "\",\"exit_code\":" << pr.exit_code << ",\"cpu_ms\":" << pr.cpu_ms << "}";
-            }
-            o << "]}";
+        host["uptime_s"] = (h.now_ms - std::min(h.start_ms, h.now_ms)) / 1000;
+        host["load"] = {h.load_x100[0] / 100.0, h.load_x100[1] / 100.0, h.load_x100[2] / 100.0};
+        host["ncores"] = h.ncores;
+        Json jobs = Json::array();
+        for (const auto& j : a.snap.jobs) {
+            Json procs = Json::array();
+            for (const auto& pr : j.procs)
+                procs.push_back({{"rank", pr.rank},
+                                 {"pid", pr.pid},
+                                 {"host", pr.host},
+                                 {"state", proto::to_string(pr.state)},
+                                 {"exit_code", pr.exit_code},
+                                 {"cpu_ms", pr.cpu_ms}});
+            jobs.push_back({{"id", j.id}, {"program", j.program}, {"nprocs", j.nprocs}, {"procs", std::move(procs)}});
         }
-        o << "]}";
+        host["jobs"] = std::move(jobs);
+        hosts.push_back(std::move(host));
     }
-    o << "]}\n";
-    return o.str();
+    return json_text(Json{{"hosts", std::move(hosts)}});
 }
 
 std::vector<Line> hostinfo_lines(const std::vector<DaemonAnswer>& answers, int width) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "ftckpt/placement.hpp"
@@ -28,11 +30,14 @@ const char kHelp[] =
     "             n-max, count the N where the paper's claim fails\n";
 
 void print_json(const ftckpt::Placement& pl, const ftckpt::Tolerance& t) {
-  std::printf("{\"n\":%d,\"df\":%d,\"sd\":%d,\"mnf\":%d,\"tolerated\":%d,\"killing_set\":[", pl.n(),
-              pl.df(), pl.sd(), ftckpt::paper_mnf(pl.df(), pl.sd()), t.tolerated);
-  for (std::size_t i = 0; i < t.killing_set.size(); ++i)
-    std::printf("%s%d", i ? "," : "", t.killing_set[i]);
-  std::printf("]}\n");
+  // ordered_json: the keys stay in the documented order above.
+  const nlohmann::ordered_json j = {{"n", pl.n()},
+                                    {"df", pl.df()},
+                                    {"sd", pl.sd()},
+                                    {"mnf", ftckpt::paper_mnf(pl.df(), pl.sd())},
+                                    {"tolerated", t.tolerated},
+                                    {"killing_set", t.killing_set}};
+  std::printf("%s\n", j.dump().c_str());
 }
 
 void print_report(const ftckpt::Placement& pl, const ftckpt::Tolerance& t, double ms) {

@@ -144,6 +144,18 @@ TEST_CASE("hostinfo shows a failed daemon as such") {
     CHECK(hostinfo_json({dead}).find("\"state\":\"FAILED\"") != std::string::npos);
 }
 
+TEST_CASE("json escapes control bytes and survives names that are not UTF-8") {
+    auto a = answer_with(fake_job(1));
+    a.snap.host.hostname = std::string("h\x01\n") + "\xff";  // a daemon may report any bytes
+    a.snap.jobs[0].program = "caf\xc3\xa9";                    // valid UTF-8 passes through
+    std::string js;
+    REQUIRE_NOTHROW(js = hostinfo_json({a}));
+    CHECK(js.find("\"host\":\"h\\u0001\\n\xef\xbf\xbd\"") != std::string::npos);
+    CHECK(js.find("\"program\":\"caf\xc3\xa9\"") != std::string::npos);
+    CHECK(js.find("\"load\":[0.0,0.0,0.0]") != std::string::npos);
+    CHECK(js.back() == '\n');
+}
+
 TEST_CASE("snapshot and report encodings round-trip; garbage is refused") {
     proto::Snapshot s;
     s.host.hostname = "h";
