@@ -13,6 +13,7 @@ packages=(
   libpmix-dev                               # daemon <-> library runtime protocol
   catch2                                    # unit tests (v2 on Debian 12)
   nlohmann-json3-dev                        # JSON output of the tools (header-only)
+  jq                                        # tools tests read cominfo --json
   tmux                                      # cominfo/hostinfo terminal tests
   iproute2                                  # ip netns: simulated hosts in multi-host tests
   procps                                    # ps/pgrep: tests check no process is left behind
