@@ -14,8 +14,10 @@ packages=(
   catch2                                    # unit tests (v2 on Debian 12)
   nlohmann-json3-dev                        # JSON output of the tools (header-only)
   jq                                        # tools tests read cominfo --json
+  libncurses-dev                            # cominfo/hostinfo full-screen views
   tmux                                      # cominfo/hostinfo terminal tests
-  iproute2                                  # ip netns: simulated hosts in multi-host tests
+  iproute2 util-linux                       # ip netns, nsenter, unshare: simulated hosts (tests/netns)
+  python3                                   # tests/netns: TCP between simulated hosts
   procps                                    # ps/pgrep: tests check no process is left behind
   binutils                                  # readelf: wrapper tests check rpaths
 )
