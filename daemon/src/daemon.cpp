@@ -123,6 +123,7 @@ Status Daemon::start(std::string& why) {
     });
     if (opts_.watch_fd >= 0 &&
         !launcher_watch_.start(loop_, opts_.watch_fd, kShutdownLimit + kWatchdogMargin,
+                               opts_.private_mode ? dir_of(opts_.socket_path) : std::string(),
                                [this] { begin_shutdown("the launcher is gone"); })) {
         why = "cannot watch the launcher";
         return Status::system_error;

@@ -2,6 +2,7 @@
 #include "launcher_watch.h"
 
 #include <poll.h>
+#include <spawn.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -15,8 +16,14 @@ namespace ftmpi::daemon {
 namespace {
 
 // Blocks (without spinning) until the launcher's end of the pipe is closed, then gives the
-// loop `grace` to finish in order. Touches no daemon state: only this descriptor and _exit.
-void watchdog(int fd, std::chrono::milliseconds grace) {
+// loop `grace` to finish in order. Touches no daemon state: only this descriptor, the run
+// directory's name (copied in before anything can go wrong) and _exit.
+void watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir) {
+    // argv is built now: when the loop is stuck it may hold the allocator's lock, so the moment
+    // of need must not allocate (posix_spawn's clone does not use malloc).
+    char rm[] = "/bin/rm", opts[] = "-rf", end_of_opts[] = "--";
+    char* argv[] = {rm, opts, end_of_opts, run_dir.data(), nullptr};
+    char* envp[] = {nullptr};
     for (;;) {
         pollfd p{fd, POLLIN, 0};
         int rc = poll(&p, 1, -1);
@@ -33,15 +40,21 @@ void watchdog(int fd, std::chrono::milliseconds grace) {
     // (PR_SET_PDEATHSIG) fires as the thread that forked them goes.
     static const char msg[] = "ftmpid: launcher gone and the daemon did not stop in time; exiting\n";
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    if (!run_dir.empty()) {
+        pid_t pid;
+        // Not waited for: rm outlives us (reparented) and finishes the removal on its own.
+        (void)posix_spawn(&pid, argv[0], nullptr, nullptr, argv, envp);
+    }
     _exit(1);
 }
 
 }  // namespace
 
-bool LauncherWatch::start(EventLoop& loop, int fd, std::chrono::milliseconds grace, std::function<void()> on_gone) {
+bool LauncherWatch::start(EventLoop& loop, int fd, std::chrono::milliseconds grace, std::string run_dir,
+                          std::function<void()> on_gone) {
     fd_ = fd;
     try {
-        std::thread(watchdog, fd, grace).detach();
+        std::thread(watchdog, fd, grace, std::move(run_dir)).detach();
     } catch (...) {
         return false;
     }
