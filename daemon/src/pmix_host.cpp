@@ -252,20 +252,38 @@ void PmixHost::deregister_job(const std::string& nspace) {
 }
 
 Status PmixHost::notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank, const std::string& seal) {
-    pmix_proc_t dead = make_proc(nspace, dead_rank);
+    return notify_procs_aborted(nspace, std::vector<std::uint32_t>{dead_rank}, seal);
+}
+
+Status PmixHost::notify_procs_aborted(const std::string& nspace, const std::vector<std::uint32_t>& dead_ranks,
+                                      const std::string& seal) {
+    if (dead_ranks.empty()) return Status::ok;
+    pmix_proc_t first = make_proc(nspace, dead_ranks[0]);
     auto* hold = new NotifyHold;
-    hold->ninfo = 2;
+    hold->ninfo = dead_ranks.size() > 1 ? 3 : 2;
     PMIX_INFO_CREATE(hold->info, hold->ninfo);
-    PMIx_Info_load(&hold->info[0], PMIX_EVENT_AFFECTED_PROC, &dead, PMIX_PROC);
+    PMIx_Info_load(&hold->info[0], PMIX_EVENT_AFFECTED_PROC, &first, PMIX_PROC);
     PMIx_Info_load(&hold->info[1], "ftmpi.seal", seal.c_str(), PMIX_STRING);
+    if (dead_ranks.size() > 1) {
+        // Info_load copies the array (and its procs) into the info; ours is freed below.
+        std::vector<pmix_proc_t> procs;
+        procs.reserve(dead_ranks.size());
+        for (std::uint32_t r : dead_ranks) procs.push_back(make_proc(nspace, r));
+        pmix_data_array_t darray;
+        darray.type = PMIX_PROC;
+        darray.size = procs.size();
+        darray.array = procs.data();
+        PMIx_Info_load(&hold->info[2], PMIX_EVENT_AFFECTED_PROCS, &darray, PMIX_DATA_ARRAY);
+    }
     // The source must belong to the job's namespace for PMIX_RANGE_NAMESPACE to reach it.
-    pmix_status_t rc = PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &dead, PMIX_RANGE_NAMESPACE, hold->info,
+    pmix_status_t rc = PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &first, PMIX_RANGE_NAMESPACE, hold->info,
                                          hold->ninfo, NotifyHold::release, hold);
     if (rc != PMIX_SUCCESS) {
         // OPERATION_SUCCEEDED also means the callback will not run.
         NotifyHold::release(rc, hold);
         if (rc != PMIX_OPERATION_SUCCEEDED) {
-            FTMPID_WARN("PMIx_Notify_event(%s rank %u) failed: %s", nspace.c_str(), dead_rank, PMIx_Error_string(rc));
+            FTMPID_WARN("PMIx_Notify_event(%s, %zu process(es) from rank %u) failed: %s", nspace.c_str(),
+                        dead_ranks.size(), dead_ranks[0], PMIx_Error_string(rc));
             return Status::pmix_failed;
         }
     }

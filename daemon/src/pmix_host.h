@@ -39,6 +39,12 @@ public:
     // Tells every other process of `nspace` that `dead_rank` died (PMIX_ERR_PROC_ABORTED with
     // PMIX_EVENT_AFFECTED_PROC, range namespace), sealed with the job's `seal` (info "ftmpi.seal").
     Status notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank, const std::string& seal);
+    // The same for several processes that died together (every rank of a lost host): ONE
+    // event naming all of them in PMIX_EVENT_AFFECTED_PROCS (an array of pmix_proc_t), with
+    // PMIX_EVENT_AFFECTED_PROC = the first for readers that know only one. The library marks
+    // them in one transition, so the application repairs once.
+    Status notify_procs_aborted(const std::string& nspace, const std::vector<std::uint32_t>& dead_ranks,
+                                const std::string& seal);
 
 private:
     UpcallQueue& queue_;

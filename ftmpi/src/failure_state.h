@@ -33,12 +33,19 @@ class FailureState {
   // transport completes every operation addressed to proc with peer_failed) and then every
   // failure listener; later calls do nothing. Returns whether this call recorded it.
   bool mark_failed(std::uint32_t proc, FailureSource why);
+  // Several processes died together (one daemon report naming every rank of a lost host): all
+  // are recorded first, then purged, then the listeners hear of each, so no listener (a
+  // communicator's repair, ABORT mode's message, the agreement) ever sees only part of them and
+  // the application repairs once. Already failed or impossible indices are skipped. Returns
+  // how many this call recorded.
+  std::size_t mark_all_failed(const std::vector<std::uint32_t>& procs, FailureSource why);
   // The ranks of `comm` that an agreement decided failed: the one decision -> declare loop.
   void mark_ranks_failed(const Comm& comm, const std::vector<int>& ranks, FailureSource why);
   // A transport error points at proc, not confirmed (SPEC 4.7, FTMPI_PROC_UNAVAILABLE): the
   // suspect listeners hear it once; ignored for a process already failed or suspected.
   void suspect(std::uint32_t proc);
-  // Moves the runtime's queued notifications in (progress thread). Cheap when none are queued.
+  // Moves the runtime's queued notifications in (progress thread), everything queued so far as
+  // one mark_all_failed. Cheap when none are queued.
   void drain(Runtime* runtime);
 
   // ---- out ----

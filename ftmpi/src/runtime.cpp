@@ -38,36 +38,66 @@ std::string g_nspace;
 // The largest process index a job can have (the daemon's limit: 16-bit PMIx local ranks).
 constexpr pmix_rank_t kMaxProcIndex = 65535;
 
+bool same_nspace(const pmix_proc_t& p) {
+  return g_nspace == std::string(p.nspace, strnlen(p.nspace, PMIX_MAX_NSLEN));
+}
+
 // Only our own daemon may declare a process dead (SPEC 5.2). Any client of the PMIx server
 // can call PMIx_Notify_event, and PMIx hands its event to every process of the namespace
 // exactly like the daemon's, so an event counts only if it carries the job's seal (ftmpid puts
-// it in every failure event and in our environment, nowhere else) and names a plausible
-// process of our own job. Under another PMIx launcher (no seal) the source checks still apply.
-int believable_failure(const pmix_proc_t* source, const pmix_info_t info[], size_t ninfo) {
+// it in every failure event and in our environment, nowhere else) and names plausible
+// processes of our own job. Under another PMIx launcher (no seal) the source checks still apply.
+// One event may name several processes (PMIX_EVENT_AFFECTED_PROCS: every rank of a lost host);
+// they are returned together so that the library marks them in one transition. A name that is
+// not a process of our job (other namespace, wildcard, out of range) is ignored on its own.
+std::vector<int> believable_failures(const pmix_proc_t* source, const pmix_info_t info[], size_t ninfo) {
   const pmix_proc_t* affected = nullptr;
+  const pmix_proc_t* many = nullptr;
+  size_t nmany = 0;
   bool sealed = false;
   for (size_t i = 0; i < ninfo; ++i) {
     if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC &&
         info[i].value.data.proc != nullptr) {
       affected = info[i].value.data.proc;
+    } else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS) &&
+               info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray != nullptr &&
+               info[i].value.data.darray->type == PMIX_PROC &&
+               info[i].value.data.darray->array != nullptr) {
+      many = static_cast<const pmix_proc_t*>(info[i].value.data.darray->array);
+      nmany = info[i].value.data.darray->size;
     } else if (PMIX_CHECK_KEY(&info[i], "ftmpi.seal") && info[i].value.type == PMIX_STRING &&
                info[i].value.data.string != nullptr) {
       sealed = !g_event_seal.empty() && g_event_seal == info[i].value.data.string;
     }
   }
-  if (!g_event_seal.empty() && !sealed) return -1;
-  if (affected == nullptr) affected = source;  // older runtimes name the dead process as source
-  if (affected == nullptr || affected->rank > kMaxProcIndex) return -1;  // also wildcard/undef
-  if (g_nspace != std::string(affected->nspace, strnlen(affected->nspace, PMIX_MAX_NSLEN))) return -1;
-  return static_cast<int>(affected->rank);
+  std::vector<int> out;
+  if (!g_event_seal.empty() && !sealed) return out;
+  auto take = [&out](const pmix_proc_t& p) {
+    if (p.rank > kMaxProcIndex || !same_nspace(p)) return;  // also wildcard/undef
+    for (int r : out) {
+      if (r == static_cast<int>(p.rank)) return;
+    }
+    out.push_back(static_cast<int>(p.rank));
+  };
+  if (many != nullptr) {
+    for (size_t i = 0; i < nmany && i <= kMaxProcIndex; ++i) take(many[i]);
+  }
+  if (affected != nullptr) {
+    take(*affected);  // the first of the list again for old senders; dropped as a duplicate
+  } else if (many == nullptr && source != nullptr) {
+    take(*source);  // older runtimes name the dead process as source
+  }
+  return out;
 }
 
 // Runs on PMIx's event thread: check, record and return at once.
 void on_proc_failure(size_t, pmix_status_t, const pmix_proc_t* source, pmix_info_t info[],
                      size_t ninfo, pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc,
                      void* cbdata) {
-  const int failed = believable_failure(source, info, ninfo);
-  if (failed >= 0 && g_runtime_for_events != nullptr) g_runtime_for_events->push_failure(failed);
+  std::vector<int> failed = believable_failures(source, info, ninfo);
+  if (!failed.empty() && g_runtime_for_events != nullptr) {
+    g_runtime_for_events->push_failures(failed);
+  }
   if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
 }
 
@@ -219,11 +249,14 @@ bool Runtime::spawn(std::uint32_t count, std::uint32_t base, const std::string& 
   return true;
 }
 
-void Runtime::push_failure(int rank) {
+void Runtime::push_failures(const std::vector<int>& ranks) {
   {
     std::lock_guard<std::mutex> lock(failures_mutex_);
-    failures_.push_back({rank, std::chrono::steady_clock::now() + failure_delay_});
-    reported_.push_back(rank);
+    const auto due = std::chrono::steady_clock::now() + failure_delay_;
+    for (int rank : ranks) {
+      failures_.push_back({rank, due});
+      reported_.push_back(rank);
+    }
     pending_failures_.store(true, std::memory_order_release);
   }
   wake();  // MPI_Init may be waiting for a process that will now never publish its address

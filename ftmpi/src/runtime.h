@@ -53,9 +53,11 @@ class Runtime {
 
   // Failure notifications arrive on PMIx's thread; they are only queued here. The progress
   // engine checks `has_failures()` (one relaxed load) and drains them on its own thread.
+  // The processes of one notification (a lost host names all of its ranks) are queued
+  // together and handed out by the same take_failures call, so they are marked together.
   bool has_failures() const { return pending_failures_.load(std::memory_order_relaxed); }
   std::vector<int> take_failures();
-  void push_failure(int rank);  // called from the PMIx event thread
+  void push_failures(const std::vector<int>& ranks);  // called from the PMIx event thread
   // Whether the daemon ever reported `rank` dead (held-back test events included).
   bool was_reported(int rank);
   std::size_t reported_count();

@@ -26,6 +26,17 @@ static void forge(void) {
         PMIX_INFO_DESTRUCT(&info[0]);
         PMIX_INFO_DESTRUCT(&info[1]);
     }
+    /* The multi-process form (a lost host) with a made-up seal: ignored too. */
+    pmix_proc_t many[2];
+    PMIX_LOAD_PROCID(&many[0], me.nspace, 1);
+    PMIX_LOAD_PROCID(&many[1], me.nspace, 2);
+    pmix_data_array_t darray = {.type = PMIX_PROC, .size = 2, .array = many};
+    pmix_info_t info[2];
+    PMIx_Info_load(&info[0], PMIX_EVENT_AFFECTED_PROCS, &darray, PMIX_DATA_ARRAY);
+    PMIx_Info_load(&info[1], "ftmpi.seal", "0123456789abcdef", PMIX_STRING);
+    PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &victim, PMIX_RANGE_NAMESPACE, info, 2, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
     PMIx_Finalize(NULL, 0);
 }
 
