@@ -101,6 +101,16 @@
   FTMPI_KNOB(vendor_backtrace, "FTMPI_VENDOR_BACKTRACE", choice, "0", 0, 0, "0|1", "library",  \
              "1: let vendor libraries (InfiniPath/PSM) install their signal handlers, which "   \
              "hide how a rank died; 0: ftmpid and the library keep them out")                   \
+  /* ---- several hosts: liveness between mpirun and the daemons ---- */                       \
+  FTMPI_KNOB(heartbeat_period_ms, "FTMPI_HEARTBEAT_PERIOD_MS", integer, "100", 1, 3600000, "",  \
+             "mpirun",                                                                          \
+             "milliseconds between heartbeats on a link to a remote daemon that sent nothing "  \
+             "else (mpirun --heartbeat-period wins)")                                           \
+  FTMPI_KNOB(heartbeat_timeout_ms, "FTMPI_HEARTBEAT_TIMEOUT_MS", integer, "1000", 2, 3600000,   \
+             "", "mpirun",                                                                      \
+             "milliseconds of silence after which mpirun declares a host failed and a daemon "  \
+             "fences itself off (kills its ranks, exits); at least twice the period (mpirun "   \
+             "--heartbeat-timeout wins)")                                                       \
   /* ---- daemon, mpirun, tools ---- */                                                         \
   FTMPI_KNOB(daemon_socket, "FTMPI_DAEMON_SOCKET", text, "", 0, 0, "", "mpirun",                \
              "control socket of a shared daemon to use instead of a private one (default "      \

@@ -1,0 +1,107 @@
+// HeartbeatClock with a fake clock, its configuration rules, and the host-failure messages.
+#include <catch2/catch.hpp>
+
+#include "ftmpi_proto/heartbeat.h"
+#include "ftmpi_proto/host_messages.h"
+#include "ftmpi_proto/wire.h"
+
+using namespace ftmpi::proto;
+using std::chrono::milliseconds;
+
+namespace {
+const HeartbeatClock::TimePoint t0{};  // the fake clock's epoch
+HeartbeatClock::TimePoint at(long ms) { return t0 + milliseconds(ms); }
+
+Frame to_frame(const std::vector<std::uint8_t>& bytes) {
+    FrameDecoder dec;
+    dec.feed(bytes.data(), bytes.size());
+    Frame f;
+    REQUIRE(dec.next(f) == ProtoStatus::ok);
+    return f;
+}
+}  // namespace
+
+TEST_CASE("heartbeat: sends every period, expires only after the timeout of silence", "[heartbeat]") {
+    HeartbeatClock c({milliseconds(100), milliseconds(1000)}, t0);
+    CHECK_FALSE(c.send_due(at(99)));
+    CHECK(c.send_due(at(100)));
+    c.sent(at(100));
+    CHECK_FALSE(c.send_due(at(150)));
+    CHECK(c.next_deadline() == at(200));
+    // Silence up to the timeout is fine; one millisecond beyond it is not.
+    CHECK_FALSE(c.expired(at(1000)));
+    CHECK(c.expired(at(1001)));
+    CHECK(c.silence(at(750)) == milliseconds(750));
+}
+
+TEST_CASE("heartbeat: anything heard restarts the silence", "[heartbeat]") {
+    HeartbeatClock c({milliseconds(100), milliseconds(300)}, t0);
+    for (long t = 250; t <= 2500; t += 250) {
+        CHECK_FALSE(c.expired(at(t)));
+        c.heard(at(t));  // a peer that answers every 250 ms (< timeout) is never lost
+    }
+    CHECK(c.silence(at(2600)) == milliseconds(100));
+    CHECK_FALSE(c.expired(at(2800)));
+    CHECK(c.expired(at(2801)));
+}
+
+TEST_CASE("heartbeat: the deadline is the earlier of the next send and the expiry", "[heartbeat]") {
+    HeartbeatClock c({milliseconds(100), milliseconds(250)}, t0);
+    c.sent(at(400));  // we kept talking, the peer did not
+    CHECK(c.next_deadline() == at(251));
+    c.heard(at(400));
+    CHECK(c.next_deadline() == at(500));
+}
+
+TEST_CASE("heartbeat: configuration limits", "[heartbeat]") {
+    std::string why;
+    CHECK(heartbeat_config_valid({milliseconds(100), milliseconds(1000)}, why));
+    CHECK(heartbeat_config_valid({milliseconds(1), milliseconds(2)}, why));
+    CHECK_FALSE(heartbeat_config_valid({milliseconds(0), milliseconds(1000)}, why));
+    CHECK_FALSE(heartbeat_config_valid({milliseconds(100), milliseconds(150)}, why));
+    CHECK(why.find("twice") != std::string::npos);
+    CHECK_FALSE(heartbeat_config_valid({milliseconds(100), milliseconds(4000 * 1000)}, why));
+}
+
+TEST_CASE("host messages round-trip", "[messages]") {
+    Heartbeat h;
+    h.seq = 0x1122334455667788ull;
+    Heartbeat hout;
+    REQUIRE(decode(to_frame(encode(h)), hout) == ProtoStatus::ok);
+    CHECK(hout.seq == h.seq);
+
+    HostFailed m;
+    m.host_index = 2;
+    m.hostname = "node-c";
+    m.cause = HostLoss::heartbeat_timeout;
+    m.ranks = {2, 5, 8, 11};
+    HostFailed out;
+    REQUIRE(decode(to_frame(encode(m)), out) == ProtoStatus::ok);
+    CHECK(out.host_index == 2);
+    CHECK(out.hostname == "node-c");
+    CHECK(out.cause == HostLoss::heartbeat_timeout);
+    CHECK(out.ranks == m.ranks);
+    CHECK(decode(to_frame(encode(m)), hout) == ProtoStatus::wrong_type);
+}
+
+TEST_CASE("host_failed: hostile payloads are refused", "[messages]") {
+    auto payload = [](std::uint8_t cause, std::vector<std::uint32_t> ranks, std::uint32_t claimed) {
+        WireWriter w;
+        w.u32(1);
+        w.str("h");
+        w.u8(cause);
+        w.u32(claimed);
+        for (std::uint32_t r : ranks) w.u32(r);
+        Frame f;
+        f.type = kHostFailedType;
+        f.payload = w.bytes();
+        return f;
+    };
+    HostFailed out;
+    CHECK(decode(payload(0, {1, 2}, 2), out) == ProtoStatus::ok);
+    CHECK(decode(payload(7, {1, 2}, 2), out) == ProtoStatus::malformed);       // unknown cause
+    CHECK(decode(payload(0, {2, 1}, 2), out) == ProtoStatus::malformed);       // not sorted
+    CHECK(decode(payload(0, {3, 3}, 2), out) == ProtoStatus::malformed);       // named twice
+    CHECK(decode(payload(0, {1, 2}, 0xFFFFFFFF), out) == ProtoStatus::truncated);  // lying count
+    CHECK(decode(payload(0, {1, 2}, 1), out) == ProtoStatus::malformed);       // bytes left over
+}
