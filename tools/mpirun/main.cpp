@@ -1,13 +1,14 @@
 // mpirun / mpiexec: parse options, validate hosts, connect to (or start) ftmpid, run the job.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "daemon_link.h"
 #include "ftmpi/debug_log.h"
-#include "host_check.h"
+#include "host_plan.h"
 #include "job_monitor.h"
 #include "options.h"
 
@@ -65,13 +66,21 @@ int main(int argc, char** argv) {
     if (mpirun::resolve_modes(opts, launch.comm_mode, launch.msg_mode, why) != mpirun::ParseStatus::ok)
         return fail(why, kUsageExit);
 
-    std::uint32_t slots = 0;
-    if (mpirun::check_host_list(opts.hosts, slots, why) != mpirun::HostStatus::ok) return fail(why, kUsageExit);
-    if (!opts.hostfile.empty() &&
-        mpirun::check_hostfile(opts.hostfile, slots, why) != mpirun::HostStatus::ok)
+    std::vector<mpirun::Host> hosts;
+    bool hosts_from_slurm = false;
+    if (mpirun::collect_hosts(opts, hosts, hosts_from_slurm, why) != mpirun::HostStatus::ok)
         return fail(why, kUsageExit);
+    std::uint32_t slots = 0;
+    for (const auto& h : hosts) slots = std::min<std::uint32_t>(slots + h.slots, 65535);
     // Oversubscription is allowed: -n may exceed the slots.
     launch.nprocs = opts.nprocs ? *opts.nprocs : (slots > 0 ? slots : 1);
+    const mpirun::Placement plan = mpirun::place_ranks(hosts, launch.nprocs, opts.map_by);
+    if (plan.has_remote()) {
+        // The multi-host runtime (daemons started through the launcher) is not wired in yet.
+        const auto& remote = *std::find_if(plan.hosts.begin(), plan.hosts.end(), [](const auto& h) { return !h.local; });
+        return fail("host '" + remote.name + "' is not this machine; running on several hosts is not available yet",
+                    kUsageExit);
+    }
 
     launch.argv = opts.program;
     launch.env = job_environment(opts);

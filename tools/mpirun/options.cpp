@@ -13,12 +13,16 @@ namespace ftmpi::mpirun {
 
 namespace {
 
-enum class Opt { nprocs, host, hostfile, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, help, version, unknown };
+enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, help, version, unknown };
 
 Opt lookup(const std::string& name) {
     if (name == "n" || name == "np" || name == "c") return Opt::nprocs;
     if (name == "host" || name == "H") return Opt::host;
     if (name == "hostfile" || name == "machinefile") return Opt::hostfile;
+    if (name == "map-by") return Opt::map_by;
+    if (name == "launcher" || name == "bootstrap") return Opt::launcher;
+    if (name == "launcher-exec" || name == "bootstrap-exec") return Opt::launcher_exec;
+    if (name == "iface") return Opt::iface;
     if (name == "x") return Opt::export_var;
     if (name == "comm-mode") return Opt::comm_mode;
     if (name == "with-ft") return Opt::with_ft;
@@ -92,6 +96,7 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
                 break;
             }
             case Opt::host: {
+                const std::size_t before = out.hosts.size();
                 std::size_t start = 0;
                 while (start <= value->size()) {
                     std::size_t comma = value->find(',', start);
@@ -99,13 +104,43 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
                     if (comma > start) out.hosts.push_back(value->substr(start, comma - start));
                     start = comma + 1;
                 }
-                if (out.hosts.empty()) {
+                if (out.hosts.size() == before) {
                     why = "--host needs at least one host name";
                     return ParseStatus::usage_error;
                 }
                 break;
             }
             case Opt::hostfile: out.hostfile = *value; break;
+            case Opt::map_by:
+                if (*value == "slot") out.map_by = MapBy::slot;
+                else if (*value == "node") out.map_by = MapBy::node;
+                else {
+                    why = "invalid --map-by '" + *value + "' (slot or node)";
+                    return ParseStatus::usage_error;
+                }
+                break;
+            case Opt::launcher:
+                if (*value == "ssh") out.launcher = LauncherKind::ssh;
+                else if (*value == "slurm") out.launcher = LauncherKind::slurm;
+                else {
+                    why = "invalid --launcher '" + *value + "' (ssh or slurm; --launcher-exec PATH for another program)";
+                    return ParseStatus::usage_error;
+                }
+                break;
+            case Opt::launcher_exec:
+                if (value->empty()) {
+                    why = "--launcher-exec needs a program";
+                    return ParseStatus::usage_error;
+                }
+                out.launcher_exec = *value;
+                break;
+            case Opt::iface:
+                if (value->empty()) {
+                    why = "--iface needs an interface name or an IPv4 CIDR";
+                    return ParseStatus::usage_error;
+                }
+                out.iface = *value;
+                break;
             case Opt::export_var: {
                 auto eq = value->find('=');
                 std::string var = value->substr(0, eq);
@@ -190,8 +225,17 @@ void print_usage(const char* prog) {
     std::printf(
         "usage: %s [options] [--] program [args...]\n"
         "  -n, -np N               number of processes (default: slots of --host/--hostfile, else 1)\n"
-        "  --host h1[:slots],...   hosts to run on (this machine only, for now)\n"
-        "  --hostfile FILE         file of 'host [slots=N]' lines (this machine only, for now)\n"
+        "  --host h1[:slots],...   hosts to run on (names or IPv4 addresses; repeatable)\n"
+        "  --hostfile FILE         file of 'host [slots=N]' or 'host[:N]' lines, '#' comments\n"
+        "                          (neither, inside a Slurm allocation: its nodes)\n"
+        "  --map-by slot|node      fill each host's slots in turn (slot), or one rank per host\n"
+        "                          in turn (node); more ranks than slots wrap around\n"
+        "  --launcher ssh|slurm    how daemons start on remote hosts (default ssh; slurm when\n"
+        "                          the hosts come from the Slurm allocation): ssh, or srun\n"
+        "  --launcher-exec PATH    run PATH HOST WORDS... instead of ssh (env FTMPI_LAUNCHER_EXEC);\n"
+        "                          with --launcher slurm: PATH instead of srun\n"
+        "  --iface NAME|CIDR       address remote daemons connect back to (env FTMPI_IFACE;\n"
+        "                          default: the route to the first remote host)\n"
         "  -x VAR | -x VAR=value   forward or set an environment variable\n"
         "  --comm-mode MODE        abort|shrink|blank|rebuild|rebuild_append|ulfm (env FTMPI_COMM_MODE)\n"
         "  --with-ft ulfm          the same as --comm-mode ulfm (Open MPI 5's spelling)\n"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ftmpi_proto/modes.h"
+#include "host_plan.h"
 
 namespace ftmpi::mpirun {
 
@@ -15,6 +16,10 @@ struct Options {
     std::optional<std::uint32_t> nprocs;
     std::vector<std::string> hosts;     // --host entries, "name[:slots]"
     std::string hostfile;
+    MapBy map_by = MapBy::slot;
+    std::optional<LauncherKind> launcher;  // --launcher ssh|slurm (see choose_launcher)
+    std::string launcher_exec;              // --launcher-exec PATH
+    std::string iface;                      // --iface NAME|CIDR
     // -x VAR (forward as is) or -x VAR=value (set); applied on top of the environment.
     std::vector<std::pair<std::string, std::optional<std::string>>> exports;
     std::optional<proto::CommMode> comm_mode;  // from the flag only; see resolve_modes()

@@ -117,6 +117,12 @@
              "${TMPDIR:-/tmp}/ftmpi-$UID/ftmpid.sock)")                                                    \
   FTMPI_KNOB(daemon_log, "FTMPI_DAEMON_LOG", text, "", 0, 0, "", "mpirun",                      \
              "file where a private daemon started by mpirun logs verbosely (default: quiet)")   \
+  FTMPI_KNOB(launcher_exec, "FTMPI_LAUNCHER_EXEC", text, "", 0, 0, "", "mpirun",              \
+             "program run as PATH HOST WORDS... (like ssh) to start a daemon on a remote host " \
+             "(mpirun --launcher-exec wins)")                                                   \
+  FTMPI_KNOB(iface, "FTMPI_IFACE", text, "", 0, 0, "", "mpirun",                                \
+             "interface name or IPv4 CIDR whose address remote daemons connect back to "        \
+             "(default: the route to the first remote host; mpirun --iface wins)")              \
   FTMPI_KNOB(bind, "FTMPI_BIND", choice, "cores", 0, 0, "cores|none", "daemon",                 \
              "none: ftmpid does not bind ranks to cores (= ftmpid --no-bind)")                  \
   /* ---- set by ftmpid in each rank ---- */                                                    \

@@ -53,8 +53,12 @@ for w in mpicc mpicxx; do
 done
 # mpirun: bad host input and too many processes are usage errors, before any daemon starts.
 printf '# no host here\n' > "$T/empty_hostfile"
+printf 'localhost slots=0\n' > "$T/zero_hostfile"
+printf 'localhost slots=2 cores=4\n' > "$T/garbage_hostfile"
 for args in "--hostfile $T" "--hostfile $T/empty_hostfile" "--hostfile $T/missing" "--host ," "-n 100000" \
-            "-n 0" "-n -3" "-n abc" "--bogus"; do
+            "-n 0" "-n -3" "-n abc" "--bogus" "--hostfile $T/zero_hostfile" "--hostfile $T/garbage_hostfile" \
+            "--host localhost:0" "--host -oProxyCommand=x" "--host a;b" "--map-by core" "--map-by ppr:2:node" \
+            "--launcher rsh" "--launcher-exec=" "--iface="; do
   # shellcheck disable=SC2086
   err=$(timeout 20 "$bin/mpirun" $args true 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] || fail "mpirun $args: exit $rc, expected 2 ($err)"
@@ -62,6 +66,10 @@ for args in "--hostfile $T" "--hostfile $T/empty_hostfile" "--hostfile $T/missin
 done
 err=$(timeout 20 "$bin/mpirun" --host '' true 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "mpirun --host '': exit $rc, expected 2 ($err)"
+# Inside a Slurm allocation without --host/--hostfile, a garbled node list is bad input too.
+err=$(SLURM_JOB_NODELIST='n[1-' timeout 20 "$bin/mpirun" true 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || fail "mpirun with SLURM_JOB_NODELIST='n[1-': exit $rc, expected 2 ($err)"
+grep -q "SLURM_JOB_NODELIST" <<<"$err" || fail "mpirun with a bad SLURM_JOB_NODELIST: no reason in: $err"
 mkfifo "$T/fifo"
 err=$(timeout 20 "$bin/mpirun" --hostfile "$T/fifo" true 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "mpirun --hostfile FIFO: exit $rc, expected 2 (a FIFO must not block open)"
