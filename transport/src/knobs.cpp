@@ -18,6 +18,8 @@ Knobs Knobs::from_environment() {
   if ((ring_kb & (ring_kb - 1)) == 0) k.shm_ring_kb = ring_kb;
   k.shm_bulk_kb = static_cast<unsigned long>(knobs::integer(Id::shm_bulk_kb));
   k.shm_bulk_slots = static_cast<unsigned long>(knobs::integer(Id::shm_bulk_slots));
+  k.nhosts = static_cast<unsigned long>(knobs::integer(Id::nhosts));
+  if (auto a = knobs::get_if_set(Id::net_addr)) k.net_addr = a->text;
   return k;
 }
 

@@ -1,7 +1,8 @@
 // The transport's knobs, read once per Endpoint::open from the environment. Their names,
 // types, defaults, ranges and meanings are in the one table, knobs/include/ftmpi_knobs/
 // knob_list.h (FTMPI_PROVIDER, FTMPI_TRANSPORT_RETRY_TIMEOUT, FTMPI_SHM_*; `ftmpi-info` lists
-// them). FTMPI_SHM_RING_KB must also be a power of two; another value keeps the default.
+// them), and the two ftmpid sets for a job on several hosts (FTMPI_NHOSTS, FTMPI_NET_ADDR).
+// FTMPI_SHM_RING_KB must also be a power of two; another value keeps the default.
 // libfabric's own variables (FI_PROVIDER, FI_TCP_IFACE, FI_OFI_RXM_*, FI_LOG_LEVEL) apply as
 // usual; we default FI_PROVIDER to the chosen provider's names, FI_TCP_IFACE=lo,
 // FI_OFI_RXM_ENABLE_DYN_RBUF=0 and FI_OFI_RXM_SAR_LIMIT=16384 (see provider.cpp).
@@ -20,6 +21,10 @@ struct Knobs {
   unsigned long shm_ring_kb = 64;
   unsigned long shm_bulk_kb = 512;
   unsigned long shm_bulk_slots = 4;
+  // Set by ftmpid for a job on several hosts: with nhosts > 1 and the shm provider, peers on
+  // other hosts go through libfabric (tcp;ofi_rxm) bound to net_addr (empty: libfabric picks).
+  unsigned long nhosts = 1;
+  std::string net_addr;
 
   static Knobs from_environment();
 };

@@ -11,12 +11,13 @@
 
 namespace ftmpi::transport {
 
-bool NetEndpoint::init(const std::string& provider, std::string* err) {
+bool NetEndpoint::init(const std::string& provider, const std::string& source_addr,
+                       bool one_host, std::string* err) {
   provider_ = provider;
-  export_provider_defaults(provider);
+  export_provider_defaults(provider, one_host);
   fi_ = load_libfabric(err);
   if (fi_ == nullptr) return false;
-  info_ = query_fabric_info(*fi_, provider, err);
+  info_ = query_fabric_info(*fi_, provider, source_addr, err);
   if (info_ == nullptr) return false;
   auto fail = [&](const char* call, int rc) {
     if (err != nullptr) *err = provider + ": " + call + " failed: " + strerror(rc);

@@ -39,9 +39,11 @@ class NetEndpoint final : public LargeMessageChannel {
   NetEndpoint(const NetEndpoint&) = delete;
   NetEndpoint& operator=(const NetEndpoint&) = delete;
 
-  // Loads libfabric and opens fabric, domain, AV, CQ and endpoint on `provider`; false with
-  // *err on failure.
-  bool init(const std::string& provider, std::string* err);
+  // Loads libfabric and opens fabric, domain, AV, CQ and endpoint on `provider`, bound to
+  // source_addr when given (a job on several hosts: FTMPI_NET_ADDR); one_host keeps tcp on
+  // loopback. False with *err on failure.
+  bool init(const std::string& provider, const std::string& source_addr, bool one_host,
+            std::string* err);
   const std::string& provider_name() const { return provider_; }
   const std::vector<std::uint8_t>& address() const { return address_; }
   // Peer id reaches the libfabric address addr; false (last_error) when the AV refuses it.

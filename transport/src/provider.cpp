@@ -1,5 +1,6 @@
 #include "provider.h"
 
+#include <arpa/inet.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
@@ -8,6 +9,10 @@
 
 namespace ftmpi::transport {
 
+namespace {
+constexpr std::size_t kWantedInjectSize = 4096;
+}  // namespace
+
 std::string resolve_provider(const std::string& requested, const std::string& env_value) {
   const std::string name = requested.empty() ? env_value : requested;
   if (name.empty() || name == "shm") return "shm";
@@ -15,10 +20,11 @@ std::string resolve_provider(const std::string& requested, const std::string& en
   return name;
 }
 
-void export_provider_defaults(const std::string& provider) {
+void export_provider_defaults(const std::string& provider, bool one_host) {
   // One host: keep tcp on loopback, so jobs work without (or inside) a configured network.
-  // Multi-host runs set FI_TCP_IFACE themselves.
-  setenv("FI_TCP_IFACE", "lo", /*overwrite=*/0);
+  // Several hosts: the endpoint binds to FTMPI_NET_ADDR (FI_SOURCE), which an interface
+  // filter of lo would hide.
+  if (one_host) setenv("FI_TCP_IFACE", "lo", /*overwrite=*/0);
   // "tcp;ofi_rxm" is two providers layered; the filter lists them with commas.
   std::string filter = provider;
   for (char& c : filter) {
@@ -34,7 +40,14 @@ void export_provider_defaults(const std::string& provider) {
 }
 
 fi_info* query_fabric_info(const LibfabricApi& api, const std::string& provider,
-                           std::string* err) {
+                           const std::string& source_addr, std::string* err) {
+  if (!source_addr.empty()) {
+    in_addr probe{};
+    if (inet_pton(AF_INET, source_addr.c_str(), &probe) != 1) {
+      if (err != nullptr) *err = "FTMPI_NET_ADDR '" + source_addr + "' is not an IPv4 address";
+      return nullptr;
+    }
+  }
   fi_info* hints = api.dupinfo(nullptr);
   if (hints == nullptr) {
     if (err != nullptr) *err = "fi_allocinfo failed";
@@ -55,13 +68,30 @@ fi_info* query_fabric_info(const LibfabricApi& api, const std::string& provider,
   hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
   hints->fabric_attr->prov_name = strdup(provider.c_str());
 
+  // A job on several hosts: bind to the job network's address (port chosen by the kernel), so
+  // fi_getname publishes an address the other hosts reach, never loopback.
+  const char* node = source_addr.empty() ? nullptr : source_addr.c_str();
+  const std::uint64_t flags = node != nullptr ? FI_SOURCE : 0;
   fi_info* info = nullptr;
-  int rc = api.getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints, &info);
+  // Ask for an inject size like shm's inline limit: messages up to it travel as one inject
+  // into a bounce receive. tcp;ofi_rxm offers 64 B unless asked (then a 100 B message would
+  // be an announcement plus a payload send); it allows up to its buffer size, 16 KiB.
+  hints->tx_attr->inject_size = kWantedInjectSize;
+  int rc = api.getinfo(FI_VERSION(1, 17), node, nullptr, flags, hints, &info);
+  if (rc == -FI_ENODATA) {  // a provider with a smaller limit: take what it offers
+    hints->tx_attr->inject_size = 0;
+    rc = api.getinfo(FI_VERSION(1, 17), node, nullptr, flags, hints, &info);
+  }
   api.freeinfo(hints);
   if (rc != 0 || info == nullptr) {
     if (err != nullptr) {
-      *err = "unknown provider '" + provider + "': libfabric offers no tagged RDM endpoint by " +
-             "that name (fi_getinfo: " + api.strerror(-rc) + ")";
+      if (node != nullptr) {
+        *err = "provider '" + provider + "' offers no tagged RDM endpoint on " + source_addr +
+               " (FTMPI_NET_ADDR; fi_getinfo: " + api.strerror(-rc) + ")";
+      } else {
+        *err = "unknown provider '" + provider + "': libfabric offers no tagged RDM endpoint " +
+               "by that name (fi_getinfo: " + api.strerror(-rc) + ")";
+      }
     }
     return nullptr;
   }

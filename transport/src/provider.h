@@ -18,12 +18,14 @@ std::string resolve_provider(const std::string& requested, const std::string& en
 // Sets libfabric's own environment variables that we choose defaults for, leaving any the user
 // set alone. Must run before libfabric first initializes its providers. FI_PROVIDER restricts
 // libfabric to the providers `provider` names, so no other provider starts up (verbs would
-// scan /proc/kallsyms, ~90 ms).
-void export_provider_defaults(const std::string& provider);
+// scan /proc/kallsyms, ~90 ms). one_host: every peer is on this host, so tcp may stay on
+// loopback (FI_TCP_IFACE=lo); a job on several hosts binds to its network's address instead.
+void export_provider_defaults(const std::string& provider, bool one_host);
 
 // fi_getinfo for a tagged RDM endpoint on that provider; nullptr (and *err) on failure.
-// The caller owns the result (api.freeinfo).
+// source_addr: an IPv4 address to bind to (FI_SOURCE), so the address we publish is that
+// network's; empty: the provider's choice. The caller owns the result (api.freeinfo).
 fi_info* query_fabric_info(const LibfabricApi& api, const std::string& provider,
-                           std::string* err);
+                           const std::string& source_addr, std::string* err);
 
 }  // namespace ftmpi::transport

@@ -46,16 +46,24 @@ bool Transport::init(const std::string& provider, const Knobs& knobs, std::strin
   core_.knobs = knobs;
   host_ = this_host_id();
   std::vector<std::uint8_t> shm_addr, net_addr;
+  const bool one_host = knobs.nhosts <= 1;
+  // shm for this host; libfabric for every peer (FTMPI_PROVIDER names one) or, in a job on
+  // several hosts, for the peers on the others. One host with shm: libfabric is never loaded.
+  std::string net_provider;
   if (provider == "shm") {
     shm_ = std::make_unique<ShmEndpoint>(core_);
     if (!shm_->init(err)) return false;
     shm_addr = shm_->address();
     provider_ = "shm";
+    if (!one_host) net_provider = resolve_provider("tcp", "");
   } else {
+    net_provider = provider;
+  }
+  if (!net_provider.empty()) {
     net_ = std::make_unique<NetEndpoint>(core_);
-    if (!net_->init(provider, err)) return false;
+    if (!net_->init(net_provider, knobs.net_addr, one_host, err)) return false;
     net_addr = net_->address();
-    provider_ = net_->provider_name();
+    provider_ = shm_ != nullptr ? "shm+" + net_->provider_name() : net_->provider_name();
   }
   const auto shm_len = static_cast<std::uint32_t>(shm_addr.size());
   const auto net_len = static_cast<std::uint32_t>(net_addr.size());

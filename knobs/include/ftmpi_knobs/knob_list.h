@@ -137,6 +137,12 @@
              "datagram socket where the library reports communicators to its daemon (cominfo)") \
   FTMPI_KNOB(event_seal, "FTMPI_EVENT_SEAL", text, "", 0, 0, "", "internal",                   \
              "the job's random secret: failure events that do not carry it are ignored")        \
+  FTMPI_KNOB(nhosts, "FTMPI_NHOSTS", integer, "1", 1, 1e6, "", "internal",                      \
+             "hosts the job spans; above 1 the transport opens libfabric (tcp;ofi_rxm) for "    \
+             "peers on other hosts beside shm for this host's")                                 \
+  FTMPI_KNOB(net_addr, "FTMPI_NET_ADDR", text, "", 0, 0, "", "internal",                        \
+             "IPv4 address of this host on the job's network (the local end of its daemon's "   \
+             "connection to mpirun): the libfabric endpoint binds to it, never to loopback")    \
   FTMPI_KNOB(rebuild_plan, "FTMPI_REBUILD_PLAN", text, "", 0, 0, "", "internal",                \
              "a REBUILD replacement's place in the repaired world, set for the processes "      \
              "ftmpid starts as replacements")                                                   \
