@@ -105,3 +105,52 @@ TEST_CASE("host_failed: hostile payloads are refused", "[messages]") {
     CHECK(decode(payload(0, {1, 2}, 0xFFFFFFFF), out) == ProtoStatus::truncated);  // lying count
     CHECK(decode(payload(0, {1, 2}, 1), out) == ProtoStatus::malformed);       // bytes left over
 }
+
+// ---- mpirun's side (tools/mpirun/host_liveness.h, host_failure.h) ----
+#include "host_failure.h"
+#include "host_liveness.h"
+
+TEST_CASE("mpirun: heartbeats to every watched link, a silent one reported once", "[heartbeat]") {
+    using ftmpi::mpirun::HostLiveness;
+    HostLiveness live({milliseconds(100), milliseconds(1000)});
+    live.watch(1, t0);
+    live.watch(2, t0);
+    std::vector<std::size_t> sent_to;
+    auto send = [&](std::size_t s, const std::vector<std::uint8_t>& frame) {
+        Heartbeat hb;
+        CHECK(decode(to_frame(frame), hb) == ProtoStatus::ok);
+        sent_to.push_back(s);
+        return true;
+    };
+    CHECK(live.tick(at(50), send).empty());
+    CHECK(sent_to.empty());
+    CHECK(live.next_deadline() == at(100));
+    for (long t = 100; t <= 1000; t += 100) {
+        live.heard(1, at(t));  // host 1 keeps talking, host 2 is silent
+        CHECK(live.tick(at(t), send).empty());
+    }
+    CHECK(sent_to.size() == 20);  // both links, every period
+    CHECK(live.silence(2, at(1000)) == milliseconds(1000));
+    auto lost = live.tick(at(1001), send);
+    REQUIRE(lost.size() == 1);
+    CHECK(lost[0] == 2);
+    CHECK(live.tick(at(5000), send) == std::vector<std::size_t>{1});  // host 1 went silent later
+    CHECK(live.tick(at(9000), send).empty());  // each reported once
+    CHECK_FALSE(live.next_deadline().has_value());
+}
+
+TEST_CASE("mpirun: a lost host's line names the host, the cause, its ranks and what follows", "[heartbeat]") {
+    using namespace ftmpi::mpirun;
+    HostFailed m;
+    m.hostname = "node-c";
+    m.ranks = ranks_on_host(2, {0, 1, 2, 0, 1, 2});
+    CHECK(m.ranks == std::vector<std::uint32_t>{2, 5});
+    m.cause = HostLoss::heartbeat_timeout;
+    CHECK(format_host_loss(m, CommMode::shrink, 1003) ==
+          "ftmpi: host node-c lost (heartbeats stopped: nothing heard for 1003 ms): ranks 2, 5 failed; the job "
+          "continues (SHRINK: survivors renumbered without them)\n");
+    m.cause = HostLoss::link_closed;
+    m.ranks = {4};
+    CHECK(format_host_loss(m, CommMode::abort, 0) ==
+          "ftmpi: host node-c lost (connection lost): rank 4 failed; ABORT mode: ending the job\n");
+}
