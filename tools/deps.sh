@@ -11,6 +11,7 @@ packages=(
   libfabric-dev libfabric-bin               # transport; fi_info/fi_pingpong for checks and bench
   libhwloc-dev                              # core binding in the daemon
   libpmix-dev                               # daemon <-> library runtime protocol
+  libsodium-dev                             # per-job secret, challenge-response between hosts
   catch2                                    # unit tests (v2 on Debian 12)
   nlohmann-json3-dev                        # JSON output of the tools (header-only)
   jq                                        # tools tests read cominfo --json

@@ -1,6 +1,8 @@
 // Bounds-checked little-endian field codec.
 #include "ftmpi_proto/wire.h"
 
+#include <cstring>
+
 namespace ftmpi::proto {
 
 void WireWriter::u16(std::uint16_t v) {
@@ -29,6 +31,12 @@ void WireWriter::str_list(const std::vector<std::string>& v) {
 void WireWriter::i32_list(const std::vector<std::int32_t>& v) {
     u32(static_cast<std::uint32_t>(v.size()));
     for (auto x : v) i32(x);
+}
+
+void WireWriter::raw(const void* data, std::size_t n) {
+    if (n == 0) return;
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    out_.insert(out_.end(), p, p + n);
 }
 
 bool WireReader::take(std::size_t n) {
@@ -108,6 +116,16 @@ std::vector<std::int32_t> WireReader::i32_list() {
     v.reserve(n);
     for (std::uint32_t i = 0; i < n; ++i) v.push_back(i32());
     return v;
+}
+
+void WireReader::raw(void* out, std::size_t n) {
+    if (n == 0) return;  // memset/memcpy with a null pointer would be undefined even for 0 bytes
+    if (!take(n)) {
+        std::memset(out, 0, n);
+        return;
+    }
+    std::memcpy(out, p_, n);
+    p_ += n;
 }
 
 ProtoStatus WireReader::finish() const {

@@ -23,6 +23,7 @@ public:
     void str(const std::string& s);  // u32 length + bytes
     void str_list(const std::vector<std::string>& v);
     void i32_list(const std::vector<std::int32_t>& v);
+    void raw(const void* data, std::size_t n);  // fixed-size field: bytes only, no length
 
     std::vector<std::uint8_t>& bytes() { return out_; }
 
@@ -45,6 +46,8 @@ public:
     std::string str();
     std::vector<std::string> str_list();
     std::vector<std::int32_t> i32_list();
+    // Fixed-size field of exactly n bytes; on failure `out` is zero-filled.
+    void raw(void* out, std::size_t n);
 
     // An enum stored as u8 whose valid values are [0, count).
     template <typename E>
