@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "coll_outcome.h"
 #include "coll_p2p.h"
 #include "coll_stage.h"
 #include "library.h"
@@ -28,39 +29,10 @@ struct Call {
 };
 
 // FTMPI_COLL_MODE_ATOMIC (SPEC 4.4): in a fault-tolerant mode every survivor leaves a
-// collective with the same outcome. Every call that got as far as the communicator (success,
-// failure seen during the algorithm, or refused because of a failure) contributes "did it
-// work here" to one failure-tolerant agreement (consensus.cpp) on the communicator; the
-// collective succeeds only if it worked everywhere and nobody died. The agreement costs
-// 2(n-1) small messages per collective: ABORT mode (the default) and RELAXED skip it.
-// ULFM mode has no such step either: as in Open MPI, a collective may fail at some members
-// and succeed at others; MPIX_Comm_agree is how a ULFM application gets a uniform answer.
-bool atomic(const Comm* c) {
-  return c->comm_mode != FTMPI_COMM_MODE_ABORT && c->comm_mode != FTMPI_COMM_MODE_ULFM &&
-         c->coll_mode == FTMPI_COLL_MODE_ATOMIC && c->size() > 1;
-}
-
-// The outcome is a function of the decision alone, so it is the same everywhere: it worked
-// if every member voted "worked here", none of them was in a construction instead (a member
-// that skipped this collective to repair the communicator, Consensus::Kind), and nobody failed
-// apart from the gaps a BLANK repair left (those are failed everywhere, and a gap was never
-// entered in Comm::failed, where declaring a new failure puts it).
-bool agree_outcome(Comm* c, bool ok_here) {
-  Decision d;
-  if (lib().consensus.agree(c, Consensus::Kind::vote, {static_cast<std::uint8_t>(ok_here ? 1 : 0)},
-                            &d) != Err::ok) {
-    return false;
-  }
-  lib().engine.failures().mark_ranks_failed(*c, d.failed, FailureSource::agreement);
-  bool ok = !d.mixed;
-  for (int r : d.failed) {
-    ok = ok && std::find(c->failed.begin(), c->failed.end(), r) == c->failed.end();
-  }
-  for (const auto& contribution : d.contributions) {
-    ok = ok && !contribution.second.empty() && contribution.second[0] == 1;
-  }
-  return ok;
-}
+// collective with the same outcome (coll_outcome.h). Every call that got as far as the
+// communicator (success, failure seen during the algorithm, or refused because of a failure)
+// takes part in the outcome step.
+bool atomic(const Comm* c) { return atomic_mode(c); }
 
 Err begin(MPI_Comm comm, const char* fn, Call* call) {
   if (Err e = check_initialized(fn); e != Err::ok) return e;
@@ -160,15 +132,17 @@ Err to_bytes(const Comm* c, const int* counts, const int* displs, std::size_t ex
   return Err::ok;
 }
 
-int finish(Comm* c, coll::Status s, const char* fn) {
-  if (atomic(c) && !agree_outcome(c, s == coll::Status::ok) && s == coll::Status::ok) {
+// The MPI return of a collective whose algorithm ended with `s` and whose outcome (ATOMIC:
+// agreed; otherwise s itself) is `ok`.
+int report(Comm* c, coll::Status s, bool ok, const char* fn) {
+  if (ok) return MPI_SUCCESS;
+  if (s == coll::Status::ok) {
     return raise(c, fail_report(Err::other, "%s on %s: a participant failed or the collective failed "
                          "elsewhere (atomic mode: every survivor gets this error)%s%s", fn,
                          c->name.c_str(), c->failed.empty() ? "" : "; failed rank(s) ",
                          failed_ranks_text(*c).c_str()));
   }
   switch (s) {
-    case coll::Status::ok: return MPI_SUCCESS;
     case coll::Status::proc_failed:
       return raise(c, fail_report(failure_err(*c), "%s on %s: a participant failed (rank(s) %s)", fn,
                            c->name.c_str(), failed_ranks_text(*c).c_str()));
@@ -176,6 +150,20 @@ int finish(Comm* c, coll::Status s, const char* fn) {
     case coll::Status::invalid: return raise(c, fail(Err::arg, "%s: invalid arguments", fn));
     default: return raise(c, fail(Err::intern, "%s: internal error", fn));
   }
+}
+
+int finish(Comm* c, coll::Status s, const char* fn) {
+  const bool here = s == coll::Status::ok;
+  return report(c, s, atomic(c) ? agree_outcome(c, here) : here, fn);
+}
+
+// A collective in which every member that succeeds ends with the same bytes (`r`): in ATOMIC
+// mode it may settle without messages (coll_outcome.h), and a member whose algorithm failed
+// may still succeed with the result of one that settled.
+int finish_uniform(Comm* c, const coll::View& v, coll::Status s, const UniformResult& r,
+                   const char* fn) {
+  const bool here = s == coll::Status::ok;
+  return report(c, s, atomic(c) ? settle_outcome(c, v, here, r) : here, fn);
 }
 
 // A collective that reached the communicator but is refused here for a local reason (an
@@ -355,7 +343,9 @@ extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
   BEGIN("MPI_Barrier");
-  return finish(c, coll::barrier(call.view, p2p), "MPI_Barrier");
+  // Leaving a barrier cleanly means every member's message chain reached here.
+  return finish_uniform(c, call.view, coll::barrier(call.view, p2p),
+                        UniformResult{nullptr, 0, true}, "MPI_Barrier");
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
@@ -429,9 +419,12 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
   coll::Reduction r;
   Form form;
   CHECK(reduction_for(op, type, count, &r, &form, &t));
+  // Every member's result holds every member's contribution (count > 0), and is the same
+  // everywhere: the outcome may settle (coll_outcome.h).
   if (form.direct) {
-    return finish(c, coll::allreduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r),
-                  "MPI_Allreduce");
+    return finish_uniform(c, call.view,
+                          coll::allreduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r),
+                          UniformResult{recvbuf, r.bytes(), count > 0}, "MPI_Allreduce");
   }
   const auto n = static_cast<std::size_t>(count);
   Stage in, out;
@@ -443,8 +436,10 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
   if (in_place) out.load_all();
   const coll::Status s =
       coll::allreduce(call.view, p2p, in_place ? coll::in_place : in.data(), out.data(), r);
-  if (s == coll::Status::ok) out.store_all();
-  return finish(c, s, "MPI_Allreduce");
+  const int rc = finish_uniform(c, call.view, s, UniformResult{out.data(), r.bytes(), count > 0},
+                                "MPI_Allreduce");
+  if (rc == MPI_SUCCESS) out.store_all();  // also a result taken from a member that settled
+  return rc;
 }
 
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
@@ -676,9 +671,15 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (sbytes != rbytes) return refuse(c, fail(Err::truncate, "MPI_Allgather: send and receive sizes differ"));
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
   }
+  // Every member ends with every member's block (rbytes > 0): the outcome may settle. With
+  // BLANK gaps the gap slots are not the algorithm's, so such a view does not settle.
+  const bool from_everyone =
+      rbytes > 0 && static_cast<int>(call.view.members.size()) == c->size();
+  const std::size_t total = rbytes * static_cast<std::size_t>(c->size());
   if (moves_in_place(st) && moves_in_place(rt)) {
-    return finish(c, coll::allgather(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf),
-                  "MPI_Allgather");
+    return finish_uniform(c, call.view,
+                          coll::allgather(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf),
+                          UniformResult{recvbuf, total, from_everyone}, "MPI_Allgather");
   }
   const auto per = static_cast<std::size_t>(recvcount);
   Stage in, out;
@@ -690,8 +691,11 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (in_place) load_slot(&out, c->rank, per);  // my block, read from my slot
   const coll::Status s =
       coll::allgather(call.view, p2p, in_place ? coll::in_place : in.data(), rbytes, out.data());
-  if (s == coll::Status::ok) store_slots(out, call.view, per, in_place ? c->rank : -1);
-  return finish(c, s, "MPI_Allgather");
+  const int rc = finish_uniform(c, call.view, s, UniformResult{out.data(), total, from_everyone},
+                                "MPI_Allgather");
+  // A result taken from a member that settled holds my own slot too: store it all.
+  if (rc == MPI_SUCCESS) store_slots(out, call.view, per, s == coll::Status::ok && in_place ? c->rank : -1);
+  return rc;
 }
 
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,

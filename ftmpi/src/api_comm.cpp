@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "coll_outcome.h"
 #include "group.h"
 #include "intercomm.h"
 #include "monitor.h"
@@ -98,6 +99,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
     return raise(c, fail(Err::comm, "%s cannot be freed", c->name.c_str()));
   }
   if (Err e = lib().attrs.delete_all(c); e != Err::ok) return raise(c, e);
+  confirm_settled(c);  // a member may still ask for the last settled collective's outcome
   if (Err e = lib().construct.free(c); e != Err::ok) return raise(c, e);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -9,6 +9,7 @@
 
 #include <ftmpi/debug_log.h>
 
+#include "coll_outcome.h"
 #include "library.h"
 #include "monitor.h"
 
@@ -106,6 +107,9 @@ int MPI_Finalize(void) {
   Comm* self = nullptr;
   (void)l.comms.lookup(MPI_COMM_SELF, &self);
   if (Err e = l.attrs.delete_all(self); e != Err::ok) return raise(self, e);
+  // A member may still need the answer of this one for its last settled collective
+  // (coll_outcome.h): a process that finalized is not reported as failed, so it would wait.
+  confirm_all_settled();
   FTMPI_DLOG("startup", "MPI_Finalize: draining sends");
   l.engine.drain_sends();
   l.engine.shutdown();

@@ -108,6 +108,12 @@ void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>&
     notes_[NoteKey{key.first, key.second, h.type, from_proc}] = std::move(body);
     return;
   }
+  if (const Settled* settled_here = settled(key.first, key.second)) {
+    // We settled this instance (settle()): whoever asks gets "success, with our result"; a
+    // decision sent to us needs nothing (ours is the only one a live member can hold).
+    if (h.type == kContribution) send(from_proc, key, kDecision, -1, settled_decision(*settled_here));
+    return;
+  }
   Instance& inst = instances_[key];
   if (h.type == kContribution) {
     if (inst.decided) {
@@ -115,13 +121,30 @@ void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>&
       send(from_proc, key, kDecision, -1, inst.decision);
     } else {
       inst.contributions[h.sender_rank] = std::move(body);
+      if (std::find(inst.askers.begin(), inst.askers.end(), from_proc) == inst.askers.end()) {
+        inst.askers.push_back(from_proc);
+      }
     }
-  } else if (h.type == kDecision && !inst.decided) {
+  } else if (h.type == kDecision && !inst.decided && !engine_->is_failed(from_proc)) {
+    // A decision from a process already known dead is not taken: it may have overtaken its
+    // sender's death notice only here, and a member that contributed to the next coordinator
+    // after that notice must wait for that coordinator's word (CONSENSUS.md, "Settled
+    // collectives"). Whoever holds that decision forwards it to the next coordinator.
     inst.decided = true;
     inst.decision = std::move(body);
     inst.decided_by = from_proc;
+    answer_askers(key, inst, from_proc);
   }
   step_all();
+}
+
+void Consensus::answer_askers(Key key, Instance& inst, std::uint32_t except) {
+  for (std::uint32_t p : inst.askers) {
+    if (p != except && p != engine_->my_proc() && !engine_->is_failed(p)) {
+      send(p, key, kDecision, -1, inst.decision);
+    }
+  }
+  inst.askers.clear();
 }
 
 void Consensus::step_all() {
@@ -151,6 +174,7 @@ void Consensus::on_process_failed(std::uint32_t proc) {
 
 void Consensus::reset_context(std::uint32_t context) {
   next_seq_[context] = first_seq_;
+  settled_.erase(context);
   for (auto it = instances_.begin(); it != instances_.end();) {
     // Undecided instances may already hold contributions of the new user's first agreement
     // (a faster member got there first); decided ones are the old user's and must go.
@@ -180,9 +204,9 @@ int Consensus::coordinator(const Comm& c) {
 }
 
 Err Consensus::agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine,
-                     Decision* out) {
+                     Decision* out, bool solicit) {
   Ticket t;
-  begin(comm, kind, mine, &t);
+  begin(comm, kind, mine, &t, solicit);
   while (true) {
     engine_->wait_until([&] { return step(&t); });
     Err e = Err::ok;
@@ -191,9 +215,11 @@ Err Consensus::agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& min
   }
 }
 
-void Consensus::begin(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Ticket* t) {
+void Consensus::begin(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Ticket* t,
+                      bool solicit) {
   t->comm_ = comm;
   t->kind_ = kind;
+  t->solicit_ = solicit;
   t->mine_.clear();
   t->mine_.reserve(mine.size() + 1);
   t->mine_.push_back(static_cast<std::uint8_t>(kind));
@@ -209,6 +235,14 @@ void Consensus::claim_instance(Ticket* t) {
   t->asked_ = -1;
   t->done_ = false;
   t->everyone_failed_ = false;
+  t->solicited_ = false;
+  // Whether the latest instance of the context is a collective's (settle_open()): decided by
+  // the call alone, so every member keeps the same answer.
+  if (t->kind_ == Kind::vote) {
+    settled_[t->key_.first].open = true;
+  } else if (auto it = settled_.find(t->key_.first); it != settled_.end()) {
+    it->second.open = false;
+  }
   active_.push_back(t);
   (void)step(t);
 }
@@ -226,8 +260,21 @@ bool Consensus::step(Ticket* t) {
       t->everyone_failed_ = true;
     } else if (coord == comm->rank) {
       inst.contributions[comm->rank] = t->mine_;
+      bool missing = false;
       for (int r = 0; r < comm->size(); ++r) {
-        if (!comm->is_failed(r) && inst.contributions.count(r) == 0) return false;
+        if (comm->is_failed(r) || inst.contributions.count(r) != 0) continue;
+        missing = true;
+        // Members that settled this instance never contribute: ask them (they answer with
+        // their decision); a member still inside the collective keeps the question and
+        // answers it when it settles, or contributes.
+        if (t->solicit_ && !t->solicited_) {
+          send(comm->procs[static_cast<std::size_t>(r)], t->key_, kContribution, comm->rank,
+               t->mine_);
+        }
+      }
+      if (missing) {
+        t->solicited_ = t->solicited_ || t->solicit_;
+        return false;
       }
       Decision d;
       for (int r = 0; r < comm->size(); ++r) {
@@ -240,6 +287,7 @@ bool Consensus::step(Ticket* t) {
       inst.decision = encode(d);
       inst.decided = true;
       inst.decided_by = engine_->my_proc();
+      inst.askers.clear();  // every live member gets the decision just below
       for (int r = 0; r < comm->size(); ++r) {
         if (r != comm->rank && !comm->is_failed(r)) {
           send(comm->procs[static_cast<std::size_t>(r)], t->key_, kDecision, comm->rank,
@@ -302,6 +350,67 @@ void Consensus::forget_before(Key key) {
     const std::uint32_t behind = (key.second - it->first.second) & kSeqMask;
     it = behind >= 2 && behind <= kSeqMask / 2 ? instances_.erase(it) : std::next(it);
   }
+  if (auto it = settled_.find(key.first); it != settled_.end()) {
+    for (Settled& s : it->second.slot) {
+      const std::uint32_t behind = (key.second - s.seq) & kSeqMask;
+      if (behind >= 2 && behind <= kSeqMask / 2) s.valid = false;
+    }
+  }
+}
+
+bool Consensus::settle(Comm* comm, const void* result, std::size_t bytes) {
+  std::uint32_t& next = sequence_of(comm->context);
+  const Key key{comm->context, next};
+  auto it = instances_.empty() ? instances_.end() : instances_.find(key);
+  // Decided without us: only a coordinator that took us for failed could have; its decision
+  // stands (the caller runs the agreement, which finds it).
+  if (it != instances_.end() && it->second.decided) return false;
+  next = (next + 1) & kSeqMask;
+  SettledLog& log = settled_[comm->context];
+  log.open = true;
+  Settled& s = log.slot[key.second & 1];
+  s.valid = true;
+  s.seq = key.second;
+  s.rank = comm->rank;
+  const auto* p = static_cast<const std::uint8_t*>(result);
+  s.result.assign(p, p + bytes);
+  if (it == instances_.end()) return true;
+  // Questions that came before we finished: a coordinator soliciting us, or a member that
+  // takes us for its coordinator. They get the answer now; later ones find the log.
+  it->second.decision = settled_decision(s);
+  answer_askers(key, it->second, engine_->my_proc());
+  instances_.erase(it);
+  return true;
+}
+
+bool Consensus::settle_open(std::uint32_t context) const {
+  auto it = settled_.find(context);
+  return it != settled_.end() && it->second.open;
+}
+
+void Consensus::close_settled(std::uint32_t context) {
+  if (auto it = settled_.find(context); it != settled_.end()) it->second.open = false;
+}
+
+const Consensus::Settled* Consensus::settled(std::uint32_t context, std::uint32_t seq) const {
+  if (settled_.empty()) return nullptr;
+  auto it = settled_.find(context);
+  if (it == settled_.end()) return nullptr;
+  const Settled& s = it->second.slot[seq & 1];
+  return s.valid && s.seq == seq ? &s : nullptr;
+}
+
+// "Success, with this result": one vote contribution, ours, holding kSettled and the result
+// (coll_outcome.cpp reads it). No failed ranks: a member that settled knew of none.
+std::vector<std::uint8_t> Consensus::settled_decision(const Settled& s) {
+  std::vector<std::uint8_t> mine;
+  mine.reserve(s.result.size() + 2);
+  mine.push_back(static_cast<std::uint8_t>(Kind::vote));
+  mine.push_back(kSettledVote);
+  mine.insert(mine.end(), s.result.begin(), s.result.end());
+  Decision d;
+  d.contributions.emplace_back(s.rank, std::move(mine));
+  return encode(d);
 }
 
 }  // namespace ftmpi

@@ -41,9 +41,30 @@ class Consensus {
   // (Decision::mixed), the same everywhere: the votes count as failed and the constructions
   // run again on the next instance, where the voters, having returned an error, join them.
   enum class Kind : std::uint8_t { construction = 'C', vote = 'V' };
+  // A vote is one byte (then, for a settled one, the result): 0 failed here, 1 worked here,
+  // kSettledVote a member returned success with the result that follows (settle()).
+  static constexpr std::uint8_t kSettledVote = 2;
   // Blocks until this instance is decided. All live members must call it in the same order
-  // on the same communicator.
-  Err agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Decision* out);
+  // on the same communicator. `solicit`: some members may have settled this instance (see
+  // settle()); as coordinator, ask every member it has not heard from.
+  Err agree(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Decision* out,
+            bool solicit = false);
+
+  // The ATOMIC fast path (CONSENSUS.md, "Settled collectives"): this member finished a
+  // collective whose clean completion here implies every member took part, knows of no
+  // failure, and ends with `result` like every member that succeeds. It takes the
+  // communicator's next instance and holds "success, with this result" as its decision
+  // without sending anything; a member that could not finish asks for it (and the members
+  // that settled answer from the progress engine), so it returns success with the result too.
+  // false (nothing taken): the instance was already decided without us; agree() finds it.
+  bool settle(Comm* comm, const void* result, std::size_t bytes);
+  // Whether the latest instance of `context` is a collective's (settled, or an outcome vote):
+  // it may have been settled somewhere, and the members are to confirm it with one more
+  // agreement before the settled decisions go away (MPI_Comm_free, MPI_Finalize;
+  // coll_outcome.cpp). It depends on the sequence of calls only, so it is the same at every
+  // member. close_settled(): that confirmation is done.
+  bool settle_open(std::uint32_t context) const;
+  void close_settled(std::uint32_t context);
 
   // The same agreement without blocking (MPIX_Comm_iagree / ishrink, ulfm.cpp): begin() takes
   // the communicator's next instance and contributes; the instance then advances from the
@@ -68,8 +89,11 @@ class Consensus {
     int asked_ = -1;                  // the coordinator we sent our contribution to
     bool done_ = false;
     bool everyone_failed_ = false;
+    bool solicit_ = false;    // ask the members not heard from when coordinator (agree())
+    bool solicited_ = false;  // ... done
   };
-  void begin(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Ticket* t);
+  void begin(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mine, Ticket* t,
+             bool solicit = false);
   // Drives the ticket once (also done from the progress engine); true when it is done.
   bool step(Ticket* t);
   // Requires t->done(). false: moved on to the next instance (a mixed one), wait again.
@@ -99,8 +123,28 @@ class Consensus {
     std::vector<std::uint8_t> decision;  // encoded Decision
     std::vector<std::uint32_t> procs;    // the members when the instance began
     std::uint32_t decided_by = 0;        // process the decision came from / was last sent to
+    // Processes whose contribution reached us before we held a decision: once we hold one
+    // (adopted, or settled), they get it. They asked us as their coordinator, or as the
+    // coordinator's solicitation of a member that settled.
+    std::vector<std::uint32_t> askers;
   };
+  // The decisions this member settled on a context (settle()): the latest two instances, by
+  // the parity of their number (only the current and the previous one can still be asked for,
+  // as with decided instances, forget_before()).
+  struct Settled {
+    bool valid = false;
+    std::uint32_t seq = 0;
+    int rank = -1;  // ours when we settled
+    std::vector<std::uint8_t> result;
+  };
+  struct SettledLog {
+    Settled slot[2];
+    bool open = false;  // the latest instance of the context may have been settled somewhere
+  };
+  const Settled* settled(std::uint32_t context, std::uint32_t seq) const;
+  static std::vector<std::uint8_t> settled_decision(const Settled& s);
   using Key = std::pair<std::uint32_t, std::uint32_t>;  // (context id, sequence number)
+  void answer_askers(Key key, Instance& inst, std::uint32_t except);
 
   Err post_receive();  // the standing receive of all agreement traffic
   static void on_message(Request& r, void* self);
@@ -126,6 +170,7 @@ class Consensus {
     return next_seq_.try_emplace(context, first_seq_).first->second;
   }
   std::map<std::uint32_t, std::uint32_t> next_seq_;  // per context id
+  std::map<std::uint32_t, SettledLog> settled_;      // per context id
   // Where a context's numbering starts: 0, or FTMPI_TEST_AGREEMENT_SEQ_START (tests only: start
   // just before the wrap, see ft.memory.wrap).
   std::uint32_t first_seq_ = 0;
