@@ -235,6 +235,7 @@ void Consensus::claim_instance(Ticket* t) {
   t->asked_ = -1;
   t->done_ = false;
   t->everyone_failed_ = false;
+  t->declared_failed_ = false;
   t->solicited_ = false;
   // Whether the latest instance of the context is a collective's (settle_open()): decided by
   // the call alone, so every member keeps the same answer.
@@ -256,7 +257,11 @@ bool Consensus::step(Ticket* t) {
   Instance& inst = instances_[t->key_];
   if (!inst.decided) {
     const int coord = coordinator(*comm);
-    if (coord < 0) {
+    if (comm->is_failed(comm->rank)) {
+      // A report named this live process (a forged or mistaken one): the others drop what it
+      // sends, so waiting for their answer would never end.
+      t->declared_failed_ = true;
+    } else if (coord < 0) {
       t->everyone_failed_ = true;
     } else if (coord == comm->rank) {
       inst.contributions[comm->rank] = t->mine_;
@@ -312,6 +317,11 @@ bool Consensus::collect(Ticket* t, Decision* out, Err* e) {
   *e = Err::ok;
   if (t->everyone_failed_) {
     *e = fail_report(failure_err(*t->comm_), "every process of %s has failed", t->comm_->name.c_str());
+    return true;
+  }
+  if (t->declared_failed_) {
+    *e = fail_report(failure_err(*t->comm_), "this process was reported failed on %s",
+                     t->comm_->name.c_str());
     return true;
   }
   Instance& inst = instances_[t->key_];

@@ -89,6 +89,7 @@ class Consensus {
     int asked_ = -1;                  // the coordinator we sent our contribution to
     bool done_ = false;
     bool everyone_failed_ = false;
+    bool declared_failed_ = false;  // this process was reported failed: nobody listens to it
     bool solicit_ = false;    // ask the members not heard from when coordinator (agree())
     bool solicited_ = false;  // ... done
   };
