@@ -19,6 +19,7 @@ packages=(
   tmux                                      # cominfo/hostinfo terminal tests
   iproute2 util-linux                       # ip netns, nsenter, unshare: simulated hosts (tests/netns)
   python3                                   # tests/netns: TCP between simulated hosts
+  slurmctld slurmd slurm-client munge       # tests/netns/slurm_test.sh: a real Slurm on simulated hosts
   procps                                    # ps/pgrep: tests check no process is left behind
   binutils                                  # readelf: wrapper tests check rpaths
 )
