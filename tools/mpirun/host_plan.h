@@ -89,8 +89,8 @@ struct LauncherChoice {
 // --launcher-exec PATH (with --launcher slurm: PATH replaces srun and gets srun's arguments,
 // Hydra's convention) > --launcher ssh|slurm > FTMPI_LAUNCHER_EXEC > slurm when the hosts came
 // from the Slurm allocation (as Hydra and PRRTE do) > ssh. The program is looked up in PATH when
-// it has no '/' and returned as an absolute path; a bad launcher-exec is bad_syntax, a missing
-// ssh/srun no_launcher.
+// it has no '/' and returned as an absolute path; a bad launcher-exec, or slurm outside an
+// allocation (no SLURM_JOB_ID), is bad_syntax; a missing ssh/srun no_launcher.
 HostStatus choose_launcher(const Options& opts, bool hosts_from_slurm, LauncherChoice& out,
                            std::string& why);
 

@@ -66,6 +66,13 @@ HostStatus choose_launcher(const Options& opts, bool hosts_from_slurm, LauncherC
         choice.kind = LauncherKind::ssh;
         choice.program = "ssh";
     }
+    // srun outside an allocation would ask for a new job per daemon (and might queue forever).
+    const char* job = std::getenv("SLURM_JOB_ID");
+    if (job == nullptr || *job == '\0') job = std::getenv("SLURM_JOBID");
+    if (choice.kind == LauncherKind::slurm && (job == nullptr || *job == '\0')) {
+        why = "--launcher slurm runs inside a Slurm allocation (salloc, sbatch): SLURM_JOB_ID is not set";
+        return HostStatus::bad_syntax;
+    }
     auto path = find_program(choice.program);
     if (!path) {
         if (!exec.empty() && choice.program == exec) {

@@ -280,8 +280,10 @@ TEST_CASE("launcher command lines") {
 }
 
 TEST_CASE("choose_launcher: flags, environment, Slurm, PATH lookup") {
-    EnvGuard gp("PATH"), ge("FTMPI_LAUNCHER_EXEC");
+    EnvGuard gp("PATH"), ge("FTMPI_LAUNCHER_EXEC"), gj("SLURM_JOB_ID"), gj2("SLURM_JOBID");
     unsetenv("FTMPI_LAUNCHER_EXEC");
+    unsetenv("SLURM_JOBID");
+    setenv("SLURM_JOB_ID", "42", 1);
     std::string dir = temp_dir();
     for (const char* prog : {"ssh", "srun", "myexec"}) {
         std::string p = write_file(dir, prog, "#!/bin/sh\n");
@@ -311,6 +313,11 @@ TEST_CASE("choose_launcher: flags, environment, Slurm, PATH lookup") {
     REQUIRE(choose_launcher(opts, false, c, why) == HostStatus::ok);
     CHECK(c.kind == LauncherKind::slurm);
     CHECK(c.program == dir + "/myexec");
+
+    unsetenv("SLURM_JOB_ID");  // srun outside an allocation would queue a job per daemon
+    CHECK(choose_launcher(opts, false, c, why) == HostStatus::bad_syntax);
+    CHECK(why.find("allocation") != std::string::npos);
+    setenv("SLURM_JOB_ID", "42", 1);
 
     opts.launcher.reset();
     opts.launcher_exec = dir + "/notexec";
