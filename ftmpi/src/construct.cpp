@@ -140,6 +140,28 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
   return Err::ok;
 }
 
+namespace {
+
+// Whether a construction repairs its parent is read from the decision alone, never from this
+// member's own state: a failure it learned of after the coordinator decided (not in d.failed)
+// must not make it repair alone, taking a context id and a REBUILD step the others do not take
+// (every member then waits for the others forever). The decided set holds the old BLANK gaps
+// too (failed everywhere, no longer pending in Comm::failed): only a failure beyond them
+// repairs, or, under REBUILD, any gap to fill. A late failure stays pending and the next
+// construction repairs it everywhere.
+bool decision_repairs(const Comm& parent, const Decision& d) {
+  const bool rebuild = parent.comm_mode == FTMPI_COMM_MODE_REBUILD ||
+                       parent.comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND;
+  if (rebuild) return !d.failed.empty();
+  for (int r : d.failed) {
+    const bool pending = std::find(parent.failed.begin(), parent.failed.end(), r) != parent.failed.end();
+    if (pending || !parent.is_failed(r)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key,
                                   Agreed* out, const std::string& host) {
   Decision d;
@@ -151,6 +173,7 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
   if (Err e = consensus_->agree(parent, Consensus::Kind::construction, mine, &d); e != Err::ok) {
     return e;
   }
+  const bool repair_now = decision_repairs(*parent, d);
   // Failures someone else saw first become ours too (same path as a daemon notification).
   engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
   for (const auto& [rank, bytes] : d.contributions) {
@@ -168,18 +191,10 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &out->used);
   out->contributions = std::move(d.contributions);
   out->procs_before = parent->procs;
-  // Any failure in the decision that was not an old BLANK gap has, by now, put the parent in
-  // DETECTED (mark_ranks_failed above runs the same path as a notification). A BLANK
-  // communicator switched to REBUILD is repaired too: its gaps get filled.
-  bool gaps = false;
-  for (int r = 0; r < parent->size() && !gaps; ++r) gaps = parent->is_failed(r);
-  const bool rebuild = parent->comm_mode == FTMPI_COMM_MODE_REBUILD ||
-                       parent->comm_mode == FTMPI_COMM_MODE_REBUILD_APPEND;
-  // ULFM never repairs (the failed set was empty, or we returned above); a failure this member
-  // learned of after the decision must not make it repair alone: it would take a context id
-  // the others do not take (seen as a hang in ulfm_stress.sh: a rank died right after a dup).
+  // ULFM never repairs (the failed set was empty, or we returned above). A BLANK communicator
+  // switched to REBUILD is repaired too: its gaps (in d.failed) get filled.
   const bool ulfm = parent->comm_mode == FTMPI_COMM_MODE_ULFM;
-  if (!ulfm && (parent->state == FTMPI_COMM_DETECTED || (rebuild && gaps))) {
+  if (!ulfm && repair_now) {
     parent->state = FTMPI_COMM_RECOVER;
     bool rebuilt = false;
     if (Err e = repair(parent, d.failed, &out->used, &rebuilt); e != Err::ok) return e;

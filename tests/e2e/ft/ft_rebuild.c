@@ -53,22 +53,27 @@ static void maybe_die(int argc, char **argv, int it) {
   }
 }
 
-/* After a rebuild: everybody adopts the state of the process that got furthest. */
-static void resync(MPI_Comm comm, int restarted, int *it, long *acc) {
-  struct { int it; int rank; } mine = { restarted ? -1 : *it, wrank }, best;
-  int rc = MPI_Allreduce(&mine, &best, 1, MPI_2INT, MPI_MAXLOC, comm);
-  CHECK(rc == MPI_SUCCESS, "resync allreduce rc %d", rc);
-  CHECK(best.it >= 0, "nobody has any state");
-  long state[2] = { best.it, *acc };
-  rc = MPI_Bcast(state, 2, MPI_LONG, best.rank, comm);
-  CHECK(rc == MPI_SUCCESS, "resync bcast rc %d", rc);
-  *it = (int)state[0];
-  *acc = state[1];
-}
-
 /* Set when a KILL has +MS: a death may then land right after a repair (or while a replacement
  * joins), and the world is seen DETECTED with that rank FAILED until the next repair. */
 static int late_deaths;
+
+/* After a rebuild: everybody adopts the state of the process that got furthest. A death that
+ * lands after the repair's agreement (late_deaths) makes the resync fail everywhere (ATOMIC
+ * collectives), and the caller repairs again; otherwise it must succeed. */
+static int resync(MPI_Comm comm, int restarted, int *it, long *acc) {
+  struct { int it; int rank; } mine = { restarted ? -1 : *it, wrank }, best;
+  int rc = MPI_Allreduce(&mine, &best, 1, MPI_2INT, MPI_MAXLOC, comm);
+  CHECK(rc == MPI_SUCCESS || late_deaths, "resync allreduce rc %d", rc);
+  if (rc != MPI_SUCCESS) return rc;
+  CHECK(best.it >= 0, "nobody has any state");
+  long state[2] = { best.it, *acc };
+  rc = MPI_Bcast(state, 2, MPI_LONG, best.rank, comm);
+  CHECK(rc == MPI_SUCCESS || late_deaths, "resync bcast rc %d", rc);
+  if (rc != MPI_SUCCESS) return rc;
+  *it = (int)state[0];
+  *acc = state[1];
+  return MPI_SUCCESS;
+}
 
 /* Bytes of /dev/shm this process has mapped (rings and bulk slots of itself and its peers). */
 static long shm_mapped_kb(void) {
@@ -125,11 +130,16 @@ int main(int argc, char **argv) {
     printf("rank %d: restarted as a replacement\n", wrank);
     fflush(stdout);
     check_world(n, 1);
-    MPI_Comm tmp;
-    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &tmp);
-    CHECK(rc == MPI_SUCCESS, "replacement's MPI_Comm_dup rc %d", rc);
-    resync(tmp, 1, &it, &acc);
-    MPI_Comm_free(&tmp);
+    double t0 = mono();
+    int rc;
+    do {
+      MPI_Comm tmp;
+      rc = MPI_Comm_dup(MPI_COMM_WORLD, &tmp);
+      if (rc != MPI_SUCCESS) continue;  /* another death: repair again */
+      rc = resync(tmp, 1, &it, &acc);
+      MPI_Comm_free(&tmp);
+    } while (rc != MPI_SUCCESS && late_deaths && mono() - t0 < 30);
+    CHECK(rc == MPI_SUCCESS, "replacement's MPI_Comm_dup/resync rc %d", rc);
   }
   while (it < iterations) {
     maybe_die(argc, argv, it);
@@ -164,16 +174,20 @@ int main(int argc, char **argv) {
       CHECK(rc == MPI_SUCCESS, "set_mode rc %d", rc);
       t0 = mono();
     }
+    int synced;
     do {
-      rc = MPI_Comm_dup(MPI_COMM_WORLD, &tmp);  /* again if another process died meanwhile */
-    } while (rc != MPI_SUCCESS && mono() - t0 < 30);
-    CHECK(rc == MPI_SUCCESS, "repair failed: rc %d", rc);
-    double t = mono() - t0;
-    if (t > worst_repair) worst_repair = t;
-    rebuilds++;
-    check_world(n, restarted);
-    resync(tmp, 0, &it, &acc);
-    MPI_Comm_free(&tmp);
+      do {
+        rc = MPI_Comm_dup(MPI_COMM_WORLD, &tmp);  /* again if another process died meanwhile */
+      } while (rc != MPI_SUCCESS && mono() - t0 < 30);
+      CHECK(rc == MPI_SUCCESS, "repair failed: rc %d", rc);
+      if (rc != MPI_SUCCESS) break;
+      double t = mono() - t0;
+      if (t > worst_repair) worst_repair = t;
+      rebuilds++;
+      check_world(n, restarted);
+      synced = resync(tmp, 0, &it, &acc);
+      MPI_Comm_free(&tmp);
+    } while (synced != MPI_SUCCESS && mono() - t0 < 30);
   }
   long expect = 0;
   for (int i = 0; i < iterations; i++) expect += (long)n * (n - 1) / 2 + (long)n * i;
