@@ -20,7 +20,10 @@ bool NetEndpoint::init(const std::string& provider, const std::string& source_ad
   info_ = query_fabric_info(*fi_, provider, source_addr, err);
   if (info_ == nullptr) return false;
   auto fail = [&](const char* call, int rc) {
-    if (err != nullptr) *err = provider + ": " + call + " failed: " + strerror(rc);
+    if (err != nullptr) {
+      *err = provider + ": " + call + " failed: " + strerror(rc);
+      if (!source_addr.empty()) *err += " (bound to FTMPI_NET_ADDR " + source_addr + ")";
+    }
     return false;
   };
   int rc = fi_->fabric(info_->fabric_attr, &fabric_, nullptr);
