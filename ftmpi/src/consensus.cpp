@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ftmpi_knobs/knobs.h"
+#include "ftmpi_proto/wire.h"
 #include "match_bits.h"
 
 namespace ftmpi {
@@ -19,49 +20,32 @@ struct Header {
   std::int32_t sender_rank;
 };
 
-void put_u32(std::vector<std::uint8_t>* out, std::uint32_t v) {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-  out->insert(out->end(), p, p + 4);
-}
-
-bool get_u32(const std::vector<std::uint8_t>& in, std::size_t* pos, std::uint32_t* v) {
-  if (*pos + 4 > in.size()) return false;
-  std::memcpy(v, in.data() + *pos, 4);
-  *pos += 4;
-  return true;
-}
-
+// A decision travels as: u32 list of failed ranks | u32 count | count x (u32 rank, u32 length,
+// bytes), in the protocol library's codec (little-endian, bounds-checked reads).
 std::vector<std::uint8_t> encode(const Decision& d) {
-  std::vector<std::uint8_t> out;
-  put_u32(&out, static_cast<std::uint32_t>(d.failed.size()));
-  for (int r : d.failed) put_u32(&out, static_cast<std::uint32_t>(r));
-  put_u32(&out, static_cast<std::uint32_t>(d.contributions.size()));
+  proto::WireWriter w;
+  w.i32_list(d.failed);
+  w.u32(static_cast<std::uint32_t>(d.contributions.size()));
   for (const auto& [rank, bytes] : d.contributions) {
-    put_u32(&out, static_cast<std::uint32_t>(rank));
-    put_u32(&out, static_cast<std::uint32_t>(bytes.size()));
-    out.insert(out.end(), bytes.begin(), bytes.end());
+    w.i32(rank);
+    w.blob(bytes);
   }
-  return out;
+  return std::move(w.bytes());
 }
 
 bool decode(const std::vector<std::uint8_t>& in, Decision* d) {
-  std::size_t pos = 0;
-  std::uint32_t n = 0, v = 0, len = 0;
-  if (!get_u32(in, &pos, &n)) return false;
-  d->failed.clear();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (!get_u32(in, &pos, &v)) return false;
-    d->failed.push_back(static_cast<int>(v));
+  proto::WireReader r(in);
+  std::vector<int> failed = r.i32_list();
+  std::uint32_t n = r.u32();
+  std::vector<std::pair<int, std::vector<std::uint8_t>>> contributions;
+  for (std::uint32_t i = 0; i < n && r.status() == proto::ProtoStatus::ok; ++i) {
+    int rank = r.i32();
+    contributions.emplace_back(rank, r.blob());
   }
-  if (!get_u32(in, &pos, &n)) return false;
-  d->contributions.clear();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (!get_u32(in, &pos, &v) || !get_u32(in, &pos, &len) || pos + len > in.size()) return false;
-    d->contributions.emplace_back(static_cast<int>(v),
-                                  std::vector<std::uint8_t>(in.begin() + pos, in.begin() + pos + len));
-    pos += len;
-  }
-  return pos == in.size();
+  if (r.finish() != proto::ProtoStatus::ok) return false;
+  d->failed = std::move(failed);
+  d->contributions = std::move(contributions);
+  return true;
 }
 
 }  // namespace

@@ -3,10 +3,12 @@
 #include "intercomm.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "ftmpi_proto/wire.h"
 #include "group.h"
 #include "library.h"
 #include "match_bits.h"
@@ -22,35 +24,39 @@ constexpr int kDupTag = 2;
 
 constexpr std::size_t kMaskBytes = CommTable::kContextPairs / 8;
 
-void put_u32(std::vector<std::uint8_t>* out, std::uint32_t v) {
-  std::uint8_t b[4];
-  std::memcpy(b, &v, 4);
-  out->insert(out->end(), b, b + 4);
-}
+// Fields are written and read with the protocol library's codec (proto::WireWriter/Reader:
+// little-endian, bounds-checked); the context mask is a fixed-size field of one bit per pair.
+using MaskBytes = std::array<std::uint8_t, kMaskBytes>;
 
-bool get_u32(const std::vector<std::uint8_t>& in, std::size_t* pos, std::uint32_t* v) {
-  if (*pos + 4 > in.size()) return false;
-  std::memcpy(v, in.data() + *pos, 4);
-  *pos += 4;
-  return true;
-}
-
-void put_mask(std::vector<std::uint8_t>* out, const CommTable::ContextMask& m) {
-  std::size_t at = out->size();
-  out->resize(at + kMaskBytes, 0);
+void put_mask(proto::WireWriter& w, const CommTable::ContextMask& m) {
+  MaskBytes b{};
   for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
-    if (m.test(i)) (*out)[at + i / 8] = static_cast<std::uint8_t>((*out)[at + i / 8] | (1u << (i % 8)));
+    if (m.test(i)) b[i / 8] = static_cast<std::uint8_t>(b[i / 8] | (1u << (i % 8)));
+  }
+  w.raw(b.data(), b.size());
+}
+
+// ORs the mask read from r into *m (only once r has read it whole).
+void merge_mask(proto::WireReader& r, CommTable::ContextMask* m) {
+  MaskBytes b{};
+  r.raw(b.data(), b.size());
+  if (r.status() != proto::ProtoStatus::ok) return;
+  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+    if (b[i / 8] & (1u << (i % 8))) m->set(i);
   }
 }
 
-// ORs a mask at *pos into *m.
-bool merge_mask(const std::vector<std::uint8_t>& in, std::size_t* pos, CommTable::ContextMask* m) {
-  if (*pos + kMaskBytes > in.size()) return false;
-  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
-    if (in[*pos + i / 8] & (1u << (i % 8))) m->set(i);
-  }
-  *pos += kMaskBytes;
-  return true;
+std::vector<std::uint8_t> u32_bytes(std::uint32_t v) {
+  proto::WireWriter w;
+  w.u32(v);
+  return std::move(w.bytes());
+}
+
+// The u32 at the start of `in`, or `otherwise` if it is shorter.
+std::uint32_t first_u32(const std::vector<std::uint8_t>& in, std::uint32_t otherwise) {
+  proto::WireReader r(in);
+  std::uint32_t v = r.u32();
+  return r.status() == proto::ProtoStatus::ok ? v : otherwise;
 }
 
 // An error as it travels between processes: its class and its detail text, so every member of
@@ -88,26 +94,25 @@ std::string text_of(int code) {
 // hands its own group in the second round.
 std::vector<std::uint8_t> encode(const Outcome& o, const CommTable::ContextMask& mask,
                                  const std::vector<std::uint8_t>& extra) {
-  std::vector<std::uint8_t> out;
-  put_u32(&out, static_cast<std::uint32_t>(o.cls));
-  put_u32(&out, static_cast<std::uint32_t>(o.text.size()));
-  out.insert(out.end(), o.text.begin(), o.text.end());
-  put_mask(&out, mask);
-  out.insert(out.end(), extra.begin(), extra.end());
-  return out;
+  proto::WireWriter w;
+  w.i32(o.cls);
+  w.str(o.text);
+  put_mask(w, mask);
+  w.raw(extra.data(), extra.size());
+  return std::move(w.bytes());
 }
 
 bool decode(const std::vector<std::uint8_t>& in, Outcome* o, CommTable::ContextMask* mask,
             std::vector<std::uint8_t>* extra) {
-  std::size_t pos = 0;
-  std::uint32_t cls = 0, len = 0;
-  if (!get_u32(in, &pos, &cls) || !get_u32(in, &pos, &len) || pos + len > in.size()) return false;
-  o->cls = static_cast<int>(cls);
-  o->text.assign(in.begin() + static_cast<std::ptrdiff_t>(pos),
-                 in.begin() + static_cast<std::ptrdiff_t>(pos + len));
-  pos += len;
-  if (!merge_mask(in, &pos, mask)) return false;
-  extra->assign(in.begin() + static_cast<std::ptrdiff_t>(pos), in.end());
+  proto::WireReader r(in);
+  int cls = r.i32();
+  std::string text = r.str();
+  merge_mask(r, mask);
+  std::vector<std::uint8_t> rest = r.rest();
+  if (r.finish() != proto::ProtoStatus::ok) return false;
+  o->cls = cls;
+  o->text = std::move(text);
+  *extra = std::move(rest);
   return true;
 }
 
@@ -198,11 +203,11 @@ Err Intercomms::leader_exchange(const Channel& ch, const std::vector<std::uint8_
 template <typename Plan>
 Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uint8_t>& mine,
                              Plan&& plan, Across* out) {
-  std::vector<std::uint8_t> first;
-  put_mask(&first, comms_->used_contexts());
-  first.insert(first.end(), mine.begin(), mine.end());
+  proto::WireWriter first;
+  put_mask(first, comms_->used_contexts());
+  first.raw(mine.data(), mine.size());
   Decision d;
-  if (Err e = consensus_->agree(group, Consensus::Kind::construction, first, &d); e != Err::ok) {
+  if (Err e = consensus_->agree(group, Consensus::Kind::construction, first.bytes(), &d); e != Err::ok) {
     return e;
   }
   Outcome local;
@@ -213,9 +218,11 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
   }
   out->used = comms_->used_contexts();
   for (auto& [rank, bytes] : d.contributions) {
-    std::size_t pos = 0;
-    if (!merge_mask(bytes, &pos, &out->used)) return fail(Err::intern, "malformed contribution");
-    out->local.emplace_back(rank, std::vector<std::uint8_t>(bytes.begin() + kMaskBytes, bytes.end()));
+    proto::WireReader r(bytes);
+    merge_mask(r, &out->used);
+    std::vector<std::uint8_t> theirs = r.rest();
+    if (r.finish() != proto::ProtoStatus::ok) return fail(Err::intern, "malformed contribution");
+    out->local.emplace_back(rank, std::move(theirs));
   }
 
   std::vector<std::uint8_t> second;
@@ -282,25 +289,24 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
                   local->rank_of_proc[leader_proc], local->name.c_str());
     }
     *ch = Channel{peer, remote_leader, peer->context, tag};
-    put_u32(extra, static_cast<std::uint32_t>(local->procs.size()));
-    for (std::uint32_t p : local->procs) put_u32(extra, p);
+    proto::WireWriter w;
+    w.u32_list(local->procs);
+    *extra = std::move(w.bytes());
     return Err::ok;
   };
   Across a;
   if (Err e = agree_across(local, local_leader, {}, plan, &a); e != Err::ok) return e;
 
   // Both groups run the same checks on the same two lists, so they fail together.
-  std::vector<std::uint32_t> remote;
-  std::size_t pos = 0;
-  std::uint32_t n = 0;
-  if (!get_u32(a.remote, &pos, &n) || n == 0 || a.remote.size() != 4 + 4 * std::size_t{n}) {
+  proto::WireReader r(a.remote);
+  const std::vector<std::uint32_t> listed = r.u32_list();
+  if (r.finish() != proto::ProtoStatus::ok || listed.empty()) {
     return fail(Err::intern, "malformed remote group from the remote leader");
   }
+  std::vector<std::uint32_t> remote;
   std::vector<std::uint32_t> sorted_local = local->procs;
   std::sort(sorted_local.begin(), sorted_local.end());
-  for (std::uint32_t i = 0; i < n; ++i) {
-    std::uint32_t p = 0;
-    (void)get_u32(a.remote, &pos, &p);
+  for (std::uint32_t p : listed) {
     if (p >= match::kMaxProcesses) return fail(Err::intern, "remote group names process %u", p);
     if (std::binary_search(sorted_local.begin(), sorted_local.end(), p)) {
       return fail(Err::comm, "process %u is in both groups: the local and remote groups of an "
@@ -333,16 +339,14 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
 }
 
 Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
-  std::vector<std::uint8_t> mine;
-  put_u32(&mine, high ? 1 : 0);
+  const std::vector<std::uint8_t> mine = u32_bytes(high ? 1 : 0);
   // A group whose members disagree on `high` sends 2, and both groups refuse.
   constexpr std::uint32_t kMixed = 2;
   auto group_high = [](const Across& a) {
     std::uint32_t first = 0;
     for (std::size_t i = 0; i < a.local.size(); ++i) {
-      std::uint32_t h = 0;
-      std::size_t pos = 0;
-      if (!get_u32(a.local[i].second, &pos, &h)) return kMixed;
+      std::uint32_t h = first_u32(a.local[i].second, kMixed);
+      if (h == kMixed) return kMixed;
       if (i == 0) first = h;
       if (h != first) return kMixed;
     }
@@ -350,14 +354,12 @@ Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
   };
   auto plan = [&](const Across& a, Channel* ch, std::vector<std::uint8_t>* extra) {
     *ch = Channel{ic, 0, ic->coll_context, kMergeTag};
-    put_u32(extra, group_high(a));
+    *extra = u32_bytes(group_high(a));
     return Err::ok;
   };
   Across a;
   if (Err e = agree_across(ic, 0, mine, plan, &a); e != Err::ok) return e;
-  std::uint32_t local_high = group_high(a), remote_high = kMixed;
-  std::size_t pos = 0;
-  (void)get_u32(a.remote, &pos, &remote_high);
+  std::uint32_t local_high = group_high(a), remote_high = first_u32(a.remote, kMixed);
   if (local_high == kMixed || remote_high == kMixed) {
     return fail(Err::arg, "the processes of the %s group of %s passed different values of high",
                 local_high == kMixed ? "local" : "remote", ic->name.c_str());

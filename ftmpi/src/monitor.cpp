@@ -11,65 +11,53 @@
 
 #include "comm.h"
 #include "ftmpi_knobs/knobs.h"
+#include "ftmpi_proto/state.h"
 
 namespace ftmpi {
 namespace {
 
-constexpr std::uint32_t kReportMagic = 0x524D5446u;  // "FTMR", ftmpi_proto/state.h
-constexpr std::uint8_t kReportVersion = 1;
-constexpr std::uint8_t kKindUpdate = 1;
-constexpr std::uint8_t kKindFreed = 2;
-
-struct Writer {
-  std::vector<std::uint8_t> out;
-  void u8(std::uint8_t v) { out.push_back(v); }
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
-  void str(const std::string& s) {
-    u32(static_cast<std::uint32_t>(s.size()));
-    out.insert(out.end(), s.begin(), s.end());
-  }
-};
-
-void header(Writer& w, std::uint8_t kind, const std::string& jobid, std::uint32_t reporter,
-            std::uint32_t key_context, std::uint32_t leader) {
-  w.u32(kReportMagic);
-  w.u8(kReportVersion);
-  w.u8(kind);
-  w.str(jobid);
-  w.u32(reporter);
-  w.u32(key_context);
-  w.u32(leader);
+// The daemon decodes these datagrams with proto::decode_report; one codec writes both sides.
+template <typename E>
+E clamp_enum(int v) {
+  return v >= 0 && v < static_cast<int>(E::count_) ? static_cast<E>(v) : E{};
 }
 
-std::uint8_t clamp_u8(int v, int count) { return static_cast<std::uint8_t>(v >= 0 && v < count ? v : 0); }
+proto::CommReport report_header(proto::ReportKind kind, const std::string& jobid, std::uint32_t reporter,
+                                std::uint32_t key_context, std::uint32_t leader) {
+  proto::CommReport rep;
+  rep.kind = kind;
+  rep.jobid = jobid;
+  rep.reporter = reporter;
+  rep.comm.key_context = key_context;
+  rep.comm.leader = leader;
+  return rep;
+}
 
 }  // namespace
 
 std::vector<std::uint8_t> Monitor::encode_update(const std::string& jobid, std::uint32_t reporter,
                                                  std::uint32_t key_context, std::uint32_t leader,
                                                  const Comm& c) {
-  Writer w;
-  header(w, kKindUpdate, jobid, reporter, key_context, leader);
-  w.u32(c.context);
-  w.str(c.name);
-  w.u8(clamp_u8(c.state, 5));
-  w.u8(clamp_u8(c.comm_mode, 6));
-  w.u8(clamp_u8(c.msg_mode, 2));
-  w.u32(static_cast<std::uint32_t>(c.procs.size()));
+  proto::CommReport rep = report_header(proto::ReportKind::update, jobid, reporter, key_context, leader);
+  rep.comm.context_id = c.context;
+  rep.comm.name = c.name;
+  rep.comm.state = clamp_enum<proto::CommStateV>(c.state);
+  rep.comm.comm_mode = clamp_enum<proto::CommModeV>(c.comm_mode);
+  rep.comm.msg_mode = clamp_enum<proto::MsgModeV>(c.msg_mode);
+  rep.comm.procs.reserve(c.procs.size());
   for (std::size_t r = 0; r < c.procs.size(); ++r) {
-    w.u32(c.procs[r]);
-    w.u8(r < c.proc_state.size() ? clamp_u8(c.proc_state[r], 4) : 0);
+    proto::CommProcInfo p;
+    p.rank = static_cast<std::uint32_t>(r);
+    p.world_rank = c.procs[r];
+    p.state = r < c.proc_state.size() ? clamp_enum<proto::ProcStateV>(c.proc_state[r]) : proto::ProcStateV::ok;
+    rep.comm.procs.push_back(p);
   }
-  return std::move(w.out);
+  return proto::encode_report(rep);
 }
 
 std::vector<std::uint8_t> Monitor::encode_freed(const std::string& jobid, std::uint32_t reporter,
                                                 std::uint32_t key_context, std::uint32_t leader) {
-  Writer w;
-  header(w, kKindFreed, jobid, reporter, key_context, leader);
-  return std::move(w.out);
+  return proto::encode_report(report_header(proto::ReportKind::freed, jobid, reporter, key_context, leader));
 }
 
 bool Monitor::ready() {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ftmpi_knobs/knobs.h"
+#include "ftmpi_proto/wire.h"
 #include "match_bits.h"
 #include "monitor.h"
 
@@ -26,20 +27,16 @@ constexpr char kHex[] = "0123456789abcdef";
 // that happened before the replacement subscribed to reports (while it was starting) never
 // reaches it; without this it would wait for such a process forever (in a collective, say).
 std::vector<std::uint8_t> failed_list(Engine* engine) {
-  std::vector<std::uint8_t> out;
-  for (std::uint32_t p : engine->failures().failed_procs()) {
-    const auto* b = reinterpret_cast<const std::uint8_t*>(&p);
-    out.insert(out.end(), b, b + sizeof p);
-  }
-  return out;
+  proto::WireWriter w;
+  w.u32_list(engine->failures().failed_procs());
+  return std::move(w.bytes());
 }
 
 void adopt_failed_list(const std::vector<std::uint8_t>& body, Engine* engine) {
-  for (std::size_t at = 0; at + sizeof(std::uint32_t) <= body.size(); at += sizeof(std::uint32_t)) {
-    std::uint32_t p = 0;
-    std::memcpy(&p, body.data() + at, sizeof p);
-    engine->failures().mark_failed(p, FailureSource::agreement);
-  }
+  proto::WireReader r(body);
+  const std::vector<std::uint32_t> failed = r.u32_list();
+  if (r.finish() != proto::ProtoStatus::ok) return;  // a welcome is from our own job's code: never happens
+  for (std::uint32_t p : failed) engine->failures().mark_failed(p, FailureSource::agreement);
 }
 
 }  // namespace

@@ -33,6 +33,16 @@ void WireWriter::i32_list(const std::vector<std::int32_t>& v) {
     for (auto x : v) i32(x);
 }
 
+void WireWriter::u32_list(const std::vector<std::uint32_t>& v) {
+    u32(static_cast<std::uint32_t>(v.size()));
+    for (auto x : v) u32(x);
+}
+
+void WireWriter::blob(const std::vector<std::uint8_t>& b) {
+    u32(static_cast<std::uint32_t>(b.size()));
+    out_.insert(out_.end(), b.begin(), b.end());
+}
+
 void WireWriter::raw(const void* data, std::size_t n) {
     if (n == 0) return;
     const auto* p = static_cast<const std::uint8_t*>(data);
@@ -106,16 +116,36 @@ std::vector<std::string> WireReader::str_list() {
 }
 
 std::vector<std::int32_t> WireReader::i32_list() {
+    std::vector<std::uint32_t> u = u32_list();
+    return std::vector<std::int32_t>(u.begin(), u.end());
+}
+
+std::vector<std::uint32_t> WireReader::u32_list() {
     std::uint32_t n = u32();
     if (status_ != ProtoStatus::ok) return {};
     if (n > remaining() / 4) {
         status_ = ProtoStatus::truncated;
         return {};
     }
-    std::vector<std::int32_t> v;
+    std::vector<std::uint32_t> v;
     v.reserve(n);
-    for (std::uint32_t i = 0; i < n; ++i) v.push_back(i32());
+    for (std::uint32_t i = 0; i < n; ++i) v.push_back(u32());
     return v;
+}
+
+std::vector<std::uint8_t> WireReader::blob() {
+    std::uint32_t n = u32();
+    if (!take(n)) return {};
+    std::vector<std::uint8_t> b(p_, p_ + n);
+    p_ += n;
+    return b;
+}
+
+std::vector<std::uint8_t> WireReader::rest() {
+    if (status_ != ProtoStatus::ok) return {};
+    std::vector<std::uint8_t> b(p_, end_);
+    p_ = end_;
+    return b;
 }
 
 void WireReader::raw(void* out, std::size_t n) {

@@ -24,6 +24,8 @@ public:
     void str_list(const std::vector<std::string>& v);
     void i32_list(const std::vector<std::int32_t>& v);
     void raw(const void* data, std::size_t n);  // fixed-size field: bytes only, no length
+    void blob(const std::vector<std::uint8_t>& b);  // u32 length + bytes
+    void u32_list(const std::vector<std::uint32_t>& v);
 
     std::vector<std::uint8_t>& bytes() { return out_; }
 
@@ -48,6 +50,10 @@ public:
     std::vector<std::int32_t> i32_list();
     // Fixed-size field of exactly n bytes; on failure `out` is zero-filled.
     void raw(void* out, std::size_t n);
+    std::vector<std::uint8_t> blob();
+    std::vector<std::uint32_t> u32_list();
+    // Everything not read yet (a trailing field whose length is the rest of the payload).
+    std::vector<std::uint8_t> rest();
 
     // An enum stored as u8 whose valid values are [0, count).
     template <typename E>
