@@ -7,19 +7,16 @@
 #include <cstring>
 #include <fstream>
 
+#include "ftmpi_proto/wire.h"
 #include "provider.h"
 
 namespace ftmpi::transport {
 
 namespace {
 
+// A process's address, as published through PMIx (written and read with the protocol library's
+// codec): u64 magic | u64 host id | u32 shm length | u32 net length | shm bytes | net bytes.
 constexpr std::uint64_t kMagic = 0x31524441544d5446ull;  // "FTMADR1"
-constexpr std::size_t kPrefix = 2 * sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t);
-
-void append(std::vector<std::uint8_t>* out, const void* p, std::size_t n) {
-  const auto* b = static_cast<const std::uint8_t*>(p);
-  out->insert(out->end(), b, b + n);
-}
 
 }  // namespace
 
@@ -65,33 +62,32 @@ bool Transport::init(const std::string& provider, const Knobs& knobs, std::strin
     net_addr = net_->address();
     provider_ = shm_ != nullptr ? "shm+" + net_->provider_name() : net_->provider_name();
   }
-  const auto shm_len = static_cast<std::uint32_t>(shm_addr.size());
-  const auto net_len = static_cast<std::uint32_t>(net_addr.size());
-  append(&address_, &kMagic, sizeof kMagic);
-  append(&address_, &host_, sizeof host_);
-  append(&address_, &shm_len, sizeof shm_len);
-  append(&address_, &net_len, sizeof net_len);
-  address_.insert(address_.end(), shm_addr.begin(), shm_addr.end());
-  address_.insert(address_.end(), net_addr.begin(), net_addr.end());
+  proto::WireWriter w;
+  w.u64(kMagic);
+  w.u64(host_);
+  w.u32(static_cast<std::uint32_t>(shm_addr.size()));
+  w.u32(static_cast<std::uint32_t>(net_addr.size()));
+  w.raw(shm_addr.data(), shm_addr.size());
+  w.raw(net_addr.data(), net_addr.size());
+  address_ = std::move(w.bytes());
   return true;
 }
 
 Status Transport::insert_peers(const std::vector<std::vector<std::uint8_t>>& addrs) {
   for (const auto& a : addrs) {
     const auto id = static_cast<PeerId>(routes_.size());
-    std::uint64_t magic = 0, host = 0;
-    std::uint32_t shm_len = 0, net_len = 0;
-    if (a.size() >= kPrefix) {
-      std::memcpy(&magic, a.data(), 8);
-      std::memcpy(&host, a.data() + 8, 8);
-      std::memcpy(&shm_len, a.data() + 16, 4);
-      std::memcpy(&net_len, a.data() + 20, 4);
-    }
-    if (magic != kMagic || a.size() != kPrefix + std::size_t{shm_len} + net_len) {
+    proto::WireReader r(a);
+    const std::uint64_t magic = r.u64();
+    const std::uint64_t host = r.u64();
+    const std::uint32_t shm_len = r.u32();
+    const std::uint32_t net_len = r.u32();
+    if (r.status() != proto::ProtoStatus::ok || magic != kMagic ||
+        r.remaining() != std::size_t{shm_len} + net_len) {
       core_.last_error = "peer " + std::to_string(id) + ": not a transport address";
       return Status::error;
     }
-    const std::uint8_t* shm_addr = a.data() + kPrefix;
+    // The two addresses are the rest of the buffer; the endpoints read them in place.
+    const std::uint8_t* shm_addr = a.data() + (a.size() - r.remaining());
     const std::uint8_t* net_addr = shm_addr + shm_len;
     if (shm_ != nullptr && host == host_ && ShmEndpoint::is_address(shm_addr, shm_len)) {
       shm_->add_peer(id, shm_addr);
