@@ -91,7 +91,10 @@ run_ftmpi() {
 
 run_mpi() {
   local out
-  out=$(bash "$hosts" exec "$h1" "$build/bin/mpirun" --hostfile "$FTNS/hostfile" \
+  # FTMPI_BIND=none: the namespace hosts share this machine's cores; bound by local rank, rank 0
+  # of every host would sit on core 0 (fi_pingpong is not bound either). It reaches only the
+  # daemon on host 1: the remote daemon's environment is clean, as over ssh.
+  out=$(bash "$hosts" exec "$h1" env FTMPI_BIND=none "$build/bin/mpirun" --hostfile "$FTNS/hostfile" \
     --launcher-exec "$FTNS/ssh" --map-by node -n 2 --timeout 300 \
     "$FTNS/pingpong" -r 1 -t 0.03 2>&1) || { echo "mpirun failed: $out" >&2; exit 1; }
   # pingpong.c prints "BENCH ... bytes=B ... median_us=U ... MBps=M" lines; keep 8 B, 1 MiB.
