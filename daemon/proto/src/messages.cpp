@@ -68,6 +68,7 @@ void write_fields(WireWriter& w, const LaunchJob& m) {
     w.u8(static_cast<std::uint8_t>(m.comm_mode));
     w.u8(static_cast<std::uint8_t>(m.msg_mode));
     w.boolean(m.tag_output);
+    w.boolean(m.forward_stdin);
 }
 void read_fields(WireReader& r, LaunchJob& m) {
     m.argv = r.str_list();
@@ -77,6 +78,7 @@ void read_fields(WireReader& r, LaunchJob& m) {
     m.comm_mode = r.enum_u8<CommMode>(static_cast<std::uint8_t>(CommMode::count_));
     m.msg_mode = r.enum_u8<MsgMode>(static_cast<std::uint8_t>(MsgMode::count_));
     m.tag_output = r.boolean();
+    m.forward_stdin = r.boolean();
 }
 
 void write_fields(WireWriter& w, const JobStarted& m) {

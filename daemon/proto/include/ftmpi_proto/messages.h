@@ -98,6 +98,9 @@ struct LaunchJob {
     CommMode comm_mode = CommMode::abort;
     MsgMode msg_mode = MsgMode::nop;
     bool tag_output = false;
+    // mpirun forwards its standard input to rank 0 (stdin_chunk); otherwise every rank's stdin
+    // is /dev/null.
+    bool forward_stdin = false;
 };
 
 struct JobStarted {

@@ -1,0 +1,138 @@
+// Payload layouts of the several-hosts messages (hub_messages.h), one write/read pair each.
+#include "ftmpi_proto/hub_messages.h"
+
+#include "ftmpi_proto/wire.h"
+
+namespace ftmpi::proto {
+
+namespace {
+
+void u32_list(WireWriter& w, const std::vector<std::uint32_t>& v) {
+    w.u32(static_cast<std::uint32_t>(v.size()));
+    for (std::uint32_t x : v) w.u32(x);
+}
+std::vector<std::uint32_t> u32_list(WireReader& r) {
+    const std::uint32_t n = r.u32();
+    std::vector<std::uint32_t> v;
+    // No reserve(n): a hostile count stops at the first missing byte (truncated) instead of
+    // allocating what it claims.
+    for (std::uint32_t i = 0; i < n && r.status() == ProtoStatus::ok; ++i) v.push_back(r.u32());
+    return v;
+}
+
+void write_fields(WireWriter& w, const DaemonHello& m) {
+    w.u32(m.host_index);
+    w.str(m.hostname);
+    w.i32(m.pid);
+    w.str(m.net_addr);
+}
+void read_fields(WireReader& r, DaemonHello& m) {
+    m.host_index = r.u32();
+    m.hostname = r.str();
+    m.pid = r.i32();
+    m.net_addr = r.str();
+}
+
+void write_fields(WireWriter& w, const JobSlice& m) {
+    w.str(m.jobid);
+    w.str(m.nspace);
+    w.str(m.event_seal);
+    w.u32(m.host_index);
+    w.str_list(m.host_names);
+    u32_list(w, m.host_of_rank);
+    w.str(m.net_addr);
+}
+void read_fields(WireReader& r, JobSlice& m) {
+    m.jobid = r.str();
+    m.nspace = r.str();
+    m.event_seal = r.str();
+    m.host_index = r.u32();
+    m.host_names = r.str_list();
+    m.host_of_rank = u32_list(r);
+    m.net_addr = r.str();
+}
+bool consistent(const JobSlice& m) {
+    if (m.host_index >= m.host_names.size() || m.host_of_rank.empty() || m.jobid.empty() || m.nspace.empty())
+        return false;
+    for (std::uint32_t h : m.host_of_rank)
+        if (h >= m.host_names.size()) return false;
+    return true;
+}
+
+void write_fields(WireWriter& w, const FenceContribution& m) {
+    w.str(m.signature);
+    w.u32(m.seq);
+    w.str(m.blob);
+}
+void read_fields(WireReader& r, FenceContribution& m) {
+    m.signature = r.str();
+    m.seq = r.u32();
+    m.blob = r.str();
+}
+
+void write_fields(WireWriter& w, const FenceResult& m) {
+    w.str(m.signature);
+    w.u32(m.seq);
+    w.boolean(m.partial);
+    w.str(m.data);
+}
+void read_fields(WireReader& r, FenceResult& m) {
+    m.signature = r.str();
+    m.seq = r.u32();
+    m.partial = r.boolean();
+    m.data = r.str();
+}
+
+void write_fields(WireWriter& w, const ProcsFailed& m) { u32_list(w, m.ranks); }
+void read_fields(WireReader& r, ProcsFailed& m) { m.ranks = u32_list(r); }
+
+void write_fields(WireWriter& w, const StdinChunk& m) {
+    w.str(m.bytes);
+    w.boolean(m.eof);
+}
+void read_fields(WireReader& r, StdinChunk& m) {
+    m.bytes = r.str();
+    m.eof = r.boolean();
+}
+
+bool consistent(const DaemonHello&) { return true; }
+bool consistent(const FenceContribution&) { return true; }
+bool consistent(const FenceResult&) { return true; }
+bool consistent(const ProcsFailed&) { return true; }
+bool consistent(const StdinChunk&) { return true; }
+
+template <typename M>
+std::vector<std::uint8_t> encode_message(const M& m) {
+    WireWriter w;
+    write_fields(w, m);
+    return frame_encode(M::kType, w.bytes());
+}
+
+template <typename M>
+ProtoStatus decode_message(const Frame& f, M& out) {
+    if (f.type != M::kType) return ProtoStatus::wrong_type;
+    WireReader r(f.payload);
+    M tmp;
+    read_fields(r, tmp);
+    ProtoStatus st = r.finish();
+    if (st == ProtoStatus::ok && !consistent(tmp)) st = ProtoStatus::malformed;
+    if (st == ProtoStatus::ok) out = std::move(tmp);
+    return st;
+}
+
+}  // namespace
+
+#define FTMPI_HUB_CODEC(M)                                                          \
+    std::vector<std::uint8_t> encode(const M& m) { return encode_message(m); }      \
+    ProtoStatus decode(const Frame& f, M& out) { return decode_message(f, out); }
+
+FTMPI_HUB_CODEC(DaemonHello)
+FTMPI_HUB_CODEC(JobSlice)
+FTMPI_HUB_CODEC(FenceContribution)
+FTMPI_HUB_CODEC(FenceResult)
+FTMPI_HUB_CODEC(ProcsFailed)
+FTMPI_HUB_CODEC(StdinChunk)
+
+#undef FTMPI_HUB_CODEC
+
+}  // namespace ftmpi::proto
