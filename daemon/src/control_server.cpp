@@ -5,6 +5,7 @@
 // close -> on_close -> ...), closes triggered while writing are deferred to a zero-delay timer.
 #include "control_server.h"
 
+#include <fcntl.h>
 #include <poll.h>
 
 #include <sys/epoll.h>
@@ -43,6 +44,20 @@ Status ControlServer::listen(const std::string& path, std::string& why) {
     path_ = path;
     loop_.add_fd(listen_fd_, EPOLLIN, [this](std::uint32_t) { on_accept(); });
     return Status::ok;
+}
+
+std::uint64_t ControlServer::adopt(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    auto c = std::make_unique<Connection>();
+    c->id = next_id_++;
+    c->fd = fd;
+    c->authenticated = true;
+    ever_authenticated_ = true;
+    const std::uint64_t id = c->id;
+    loop_.add_fd(fd, EPOLLIN | EPOLLRDHUP, [this, id](std::uint32_t ev) { on_io(id, ev); });
+    conns_.emplace(id, std::move(c));
+    return id;
 }
 
 void ControlServer::on_accept() {

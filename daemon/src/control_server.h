@@ -30,6 +30,9 @@ public:
     ~ControlServer();
 
     Status listen(const std::string& path, std::string& why);
+    // Takes a connection that was authenticated elsewhere (a remote daemon's TCP link to
+    // mpirun, proto::authenticate) and serves it like a control client; returns its id.
+    std::uint64_t adopt(int fd);
     void set_handlers(Handlers h) { handlers_ = std::move(h); }
 
     // Queue a complete frame; silently dropped if the client is gone.

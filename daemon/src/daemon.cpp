@@ -15,6 +15,7 @@
 
 #include "ftmpi/debug_log.h"
 #include "ftmpi_proto/auth_token.h"
+#include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/messages.h"
 #include "ftmpi_proto/state.h"
 #include "ftmpi_proto/unix_socket.h"
@@ -78,6 +79,7 @@ Status Daemon::start(std::string& why) {
     control_->set_handlers({
         [this](std::uint64_t c, proto::Frame&& f) { on_control_frame(c, std::move(f)); },
         [this](std::uint64_t c) {
+            if (c == hub_client_ && hub_client_ != 0) begin_shutdown("the link to mpirun is closed");
             launchers_.erase(c);
             jobs_->client_gone(c);
             check_private_exit();
@@ -109,11 +111,17 @@ Status Daemon::start(std::string& why) {
     {
         std::string rwhy;
         const std::string reg = proto::daemon_registry_dir();
-        if (proto::ensure_private_dir(reg.substr(0, reg.rfind('/')), rwhy) == proto::ProtoStatus::ok &&
-            proto::ensure_private_dir(reg, rwhy) == proto::ProtoStatus::ok) {
-            registry_file_ = proto::daemon_registry_file(getpid());
-            std::ofstream(registry_file_, std::ios::trunc) << opts_.socket_path << "\n";
-            chmod(registry_file_.c_str(), 0600);
+        // A few tries: a private daemon that just ended removes these directories when empty.
+        for (int attempt = 0; attempt < 3 && registry_file_.empty(); ++attempt) {
+            if (proto::ensure_private_dir(reg.substr(0, reg.rfind('/')), rwhy) != proto::ProtoStatus::ok ||
+                proto::ensure_private_dir(reg, rwhy) != proto::ProtoStatus::ok)
+                break;
+            const std::string file = proto::daemon_registry_file(getpid());
+            std::ofstream out(file, std::ios::trunc);
+            if (!out) continue;
+            out << opts_.socket_path << "\n";
+            chmod(file.c_str(), 0600);
+            registry_file_ = file;
         }
     }
 
@@ -121,7 +129,9 @@ Status Daemon::start(std::string& why) {
     loop_.add_fd(upcalls_.fd(), EPOLLIN, [this](std::uint32_t) {
         for (Upcall& u : upcalls_.drain()) jobs_->handle_upcall(u);
     });
-    if (opts_.watch_fd >= 0 &&
+    if (opts_.remote) {
+        // No pipe from mpirun here: the TCP link is the tie (connect_to_hub watches it).
+    } else if (opts_.watch_fd >= 0 &&
         !launcher_watch_.start(loop_, opts_.watch_fd, kShutdownLimit + kWatchdogMargin,
                                opts_.private_mode ? dir_of(opts_.socket_path) : std::string(),
                                [this] { begin_shutdown("the launcher is gone"); })) {
@@ -138,7 +148,9 @@ Status Daemon::start(std::string& why) {
 
 int Daemon::run() {
     std::string why;
-    Status st = start(why);
+    Status st = opts_.remote ? prepare_remote(why) : Status::ok;
+    if (st == Status::ok) st = start(why);
+    if (st == Status::ok && opts_.remote) st = connect_to_hub(why);
     FTMPI_DLOG("startup", "ftmpid: listening, telling mpirun");
     if (opts_.ready_fd >= 0) {
         std::string msg = st == Status::ok ? "ready\n" : "error: " + why + "\n";
@@ -167,6 +179,7 @@ void Daemon::on_signals() {
 }
 
 void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
+    if (f.type >= proto::kJobSliceType && f.type <= proto::kStdinChunkType) return on_hub_frame(client, f);
     switch (static_cast<proto::MsgType>(f.type)) {
         case proto::MsgType::launch_job: {
             proto::LaunchJob m;
@@ -264,6 +277,13 @@ void Daemon::remove_run_files() {
     if (!pmix_tmpdir_.empty()) nftw(pmix_tmpdir_.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     // A private daemon's directory was made for it alone.
     if (opts_.private_mode) rmdir(dir_of(opts_.socket_path).c_str());
+    // A private or remote daemon leaves nothing on its host (issue 15): also the per-user
+    // directories, when nobody else uses them (rmdir fails on a directory that is not empty;
+    // whoever creates in them retries when they vanish under it).
+    if (opts_.private_mode && dir_of(dir_of(opts_.socket_path)) == proto::runtime_base_dir()) {
+        rmdir(proto::daemon_registry_dir().c_str());
+        rmdir(proto::runtime_base_dir().c_str());
+    }
 }
 
 }  // namespace ftmpi::daemon

@@ -10,6 +10,7 @@
 #include "control_server.h"
 #include "core_binder.h"
 #include "event_loop.h"
+#include "ftmpi_proto/job_auth.h"
 #include "job_supervisor.h"
 #include "launcher_watch.h"
 #include "monitor_socket.h"
@@ -26,6 +27,14 @@ struct DaemonOptions {
     int watch_fd = -1;         // end of file here: the launcher is gone (launcher_watch.h)
     bool test_stall = false;   // tests only: the loop stops working after a launch
     bool bind_cores = true;
+    // --remote: a daemon started on another host by mpirun's launcher (issue 15). It reads the
+    // job's secret from stdin, connects back to mpirun at `connect` (ADDR:PORT), proves the
+    // secret, serves that one connection (private_mode is implied) in its own run directory.
+    bool remote = false;
+    std::string connect;
+    std::uint32_t host_index = 0;
+    int heartbeat_period_ms = 0;   // 0: the defaults (host-failure detection)
+    int heartbeat_timeout_ms = 0;
 };
 
 class Daemon {
@@ -38,6 +47,11 @@ public:
 
 private:
     Status start(std::string& why);
+    // --remote (daemon_hub.cpp): before start(), the secret and a fresh run directory;
+    // after it, the link to mpirun.
+    Status prepare_remote(std::string& why);
+    Status connect_to_hub(std::string& why);
+    void on_hub_frame(std::uint64_t client, proto::Frame& f);  // several-hosts messages
     void on_signals();
     void on_control_frame(std::uint64_t client, proto::Frame&& f);
     void check_private_exit();
@@ -65,6 +79,8 @@ private:
     std::set<std::uint64_t> launchers_;
     bool ever_launched_ = false;
     bool listening_ = false;
+    proto::JobSecret job_secret_;   // --remote: read from stdin, zeroed after the handshake
+    std::uint64_t hub_client_ = 0;  // --remote: the link to mpirun; its end is the daemon's end
 };
 
 }  // namespace ftmpi::daemon

@@ -10,7 +10,7 @@ namespace ftmpi::daemon {
 
 bool Job::all_exited() const {
     for (const auto& r : ranks)
-        if (!r.exited) return false;
+        if (!r.exited && !r.remote) return false;
     return true;
 }
 
@@ -61,7 +61,7 @@ proto::RankExited describe_exit(const RankProc& r, bool job_continues) {
 int completed_exit_code(const Job& job) {
     if (job.finalized_error_code) return *job.finalized_error_code;
     for (const auto& r : job.ranks)
-        if (!r.failed) return 0;
+        if (!r.failed && !r.remote) return 0;
     return job.first_failure_code.value_or(1);
 }
 

@@ -11,17 +11,29 @@
 #include <string>
 #include <vector>
 
+#include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/messages.h"
 #include "ftmpi_proto/state.h"
+#include "upcall_queue.h"
 
 namespace ftmpi::daemon {
 
 struct RankProc {
     std::uint32_t rank = 0;        // process index (PMIx rank)
     std::uint32_t world_rank = 0;  // what users see: a REBUILD replacement shows the rank it took
+    std::uint32_t local_rank = 0;  // index among the job's processes on this host
+    // Several hosts: a process of this job placed on another host. Never forked here; `exited`
+    // and `failed` become true when mpirun relays its failure (procs_failed).
+    bool remote = false;
     pid_t pid = -1;        // also its process group id
     int out_fd = -1;       // -1 once closed (EOF)
     int err_fd = -1;
+    // Forwarded stdin (rank 0 when mpirun forwards it; job_stdin.cpp): write end, bytes not yet
+    // taken by the pipe, and whether mpirun's stdin ended (close once the bytes are written).
+    int in_fd = -1;
+    std::string in_pending;
+    bool in_eof = false;
+    bool in_watched = false;  // waiting for the pipe to take more
     bool connected = false;  // PMIx client_connected seen
     bool finalized = false;  // PMIx client_finalized seen
     bool exited = false;
@@ -67,11 +79,19 @@ struct Job {
     bool output_paused = false;
     std::uint64_t start_ms = 0;
     std::map<std::pair<std::uint32_t, std::uint32_t>, CommEntry> comms;
+    // Several hosts: this host's part of the job (absent for a job on one host), the fences
+    // whose local part went to mpirun and wait for everybody's data, and how many fences of
+    // each participant set this daemon has seen (the key that matches them across hosts).
+    std::optional<proto::JobSlice> slice;
+    std::map<std::pair<std::string, std::uint32_t>, Upcall> pending_fences;
+    std::map<std::string, std::uint32_t> fence_count;
 
+    // Local processes only: a remote one is another daemon's.
     bool all_exited() const;
     bool pipes_open() const;
     RankProc* find_pid(pid_t pid);
-    // True while some rank other than `rank` has not exited (and can be told of a failure).
+    // True while some rank other than `rank` has not exited (and can be told of a failure);
+    // a remote process counts until its failure is relayed.
     bool others_alive(std::uint32_t rank) const;
 };
 

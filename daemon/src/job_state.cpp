@@ -99,6 +99,7 @@ void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) co
         j.msg_mode = static_cast<proto::MsgModeV>(job->spec.msg_mode);
         j.start_ms = job->start_ms;
         for (const RankProc& r : job->ranks) {
+            if (r.remote) continue;  // its own daemon shows it
             proto::ProcInfo p;
             p.rank = r.world_rank;
             p.pid = r.pid;

@@ -39,7 +39,7 @@ bool is_reserved_env(const std::string& entry) {
     if (entry.compare(0, 5, "PMIX_") == 0 && entry.compare(0, 9, "PMIX_MCA_") != 0) return true;
     for (const char* name : {"FTMPI_JOBID=", "FTMPI_NPROCS=", "FTMPI_RANK=", "FTMPI_LOCAL_RANK=",
                              "FTMPI_COMM_MODE=", "FTMPI_MSG_MODE=", "FTMPI_MONITOR_SOCKET=",
-                             "FTMPI_EVENT_SEAL="}) {
+                             "FTMPI_EVENT_SEAL=", "FTMPI_NET_ADDR=", "FTMPI_NHOSTS="}) {
         if (entry.compare(0, std::char_traits<char>::length(name), name) == 0) return true;
     }
     return false;
@@ -93,7 +93,7 @@ void JobSupervisor::refuse_launch(std::uint64_t client, int exit_code, const std
     control_.close_after_flush(client);
 }
 
-std::vector<std::string> JobSupervisor::build_env(const Job& job, std::uint32_t rank,
+std::vector<std::string> JobSupervisor::build_env(const Job& job, const RankProc& rank,
                                                   const std::vector<std::string>& pmix_env) const {
     std::vector<std::string> env;
     std::unordered_map<std::string, std::size_t> index;
@@ -119,8 +119,13 @@ std::vector<std::string> JobSupervisor::build_env(const Job& job, std::uint32_t 
     }
     set("FTMPI_JOBID=" + job.id);
     set("FTMPI_NPROCS=" + std::to_string(job.spec.nprocs));
-    set("FTMPI_RANK=" + std::to_string(rank));
-    set("FTMPI_LOCAL_RANK=" + std::to_string(rank));
+    set("FTMPI_RANK=" + std::to_string(rank.rank));
+    set("FTMPI_LOCAL_RANK=" + std::to_string(rank.local_rank));
+    if (job.slice) {
+        // The transport opens libfabric (tcp) for peers on other hosts, bound to this address.
+        set("FTMPI_NET_ADDR=" + job.slice->net_addr);
+        set("FTMPI_NHOSTS=" + std::to_string(job.slice->host_names.size()));
+    }
     set(std::string("FTMPI_COMM_MODE=") + proto::to_string(job.spec.comm_mode));
     set(std::string("FTMPI_MSG_MODE=") + proto::to_string(job.spec.msg_mode));
     if (!monitor_socket_.empty()) set("FTMPI_MONITOR_SOCKET=" + monitor_socket_);
@@ -135,24 +140,43 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     if (spec.nprocs == 0 || spec.nprocs > kMaxRanks)
         return refuse_launch(client, 1, "number of processes must be between 1 and 65535");
     if (spec.cwd.empty()) spec.cwd = "/";
+    // A job on several hosts: mpirun sent this host's slice just before (hub_messages.h).
+    std::optional<proto::JobSlice> slice;
+    if (auto it = pending_slices_.find(client); it != pending_slices_.end()) {
+        slice = std::move(it->second);
+        pending_slices_.erase(it);
+        if (slice->host_of_rank.size() != spec.nprocs)
+            return refuse_launch(client, 1, "the job's placement does not match its process count");
+        if (job_by_id(slice->jobid) != nullptr) return refuse_launch(client, 1, "job " + slice->jobid + " exists");
+    }
     std::string why;
     std::string exe = resolve_executable(spec.argv[0], spec.env, spec.cwd, why);
     if (exe.empty()) return refuse_launch(client, 127, why);
 
     auto owned = std::make_unique<Job>();
     Job& job = *owned;
-    job.id = "ftmpi-" + std::to_string(getpid()) + "-" + std::to_string(next_job_seq_++);
     job.client = client;
     job.start_ms = wall_clock_ms();
     job.spec = std::move(spec);
-    std::string nspace_secret;
-    if (proto::token_generate(job.event_seal) != proto::ProtoStatus::ok ||
-        proto::token_generate(nspace_secret) != proto::ProtoStatus::ok)
-        return refuse_launch(client, 1, "cannot generate the job's secrets");
-    job.pmix_nspace = job.id + "-" + nspace_secret.substr(0, 32);
+    if (slice) {
+        // Every daemon of the job registers the same namespace and seal, made by mpirun.
+        job.id = slice->jobid;
+        job.pmix_nspace = slice->nspace;
+        job.event_seal = slice->event_seal;
+    } else {
+        job.id = "ftmpi-" + std::to_string(getpid()) + "-" + std::to_string(next_job_seq_++);
+        std::string nspace_secret;
+        if (proto::token_generate(job.event_seal) != proto::ProtoStatus::ok ||
+            proto::token_generate(nspace_secret) != proto::ProtoStatus::ok)
+            return refuse_launch(client, 1, "cannot generate the job's secrets");
+        job.pmix_nspace = job.id + "-" + nspace_secret.substr(0, 32);
+    }
+    const JobMap map = slice ? JobMap{slice->host_names, slice->host_of_rank, slice->host_index}
+                             : JobMap::one_host(hostname_, job.spec.nprocs);
+    job.slice = std::move(slice);
     FTMPI_DLOG("startup", "ftmpid: job %s: registering %u ranks with PMIx", job.id.c_str(), job.spec.nprocs);
-    if (pmix_.register_job(job.pmix_nspace, job.spec.nprocs, hostname_, why) != Status::ok)
-        return refuse_launch(client, 1, why);
+    if (pmix_.register_job(job.pmix_nspace, map, why) != Status::ok) return refuse_launch(client, 1, why);
+    const std::vector<std::uint32_t> local_rank = map.local_ranks();
     jobs_.emplace(job.id, std::move(owned));
     FTMPID_INFO("job %s: %u x %s (comm mode %s, msg mode %s)", job.id.c_str(), job.spec.nprocs, exe.c_str(),
                 proto::to_string(job.spec.comm_mode), proto::to_string(job.spec.msg_mode));
@@ -164,6 +188,11 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     for (std::uint32_t r = 0; r < job.spec.nprocs; ++r) {
         job.ranks[r].rank = r;
         job.ranks[r].world_rank = r;
+        job.ranks[r].local_rank = local_rank[r];
+        if (map.host_of_rank[r] != map.my_host) {
+            job.ranks[r].remote = true;  // another daemon's
+            continue;
+        }
         std::vector<std::string> pmix_env;
         // A launcher killed mid-launch must stop the launch, not find it finished later.
         Status st = control_.peer_gone(client) ? Status::spawn_failed : Status::ok;
@@ -172,7 +201,7 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
         if (st == Status::ok) st = start_process(job, job.ranks[r], pmix_env, {}, why);
         if (st != Status::ok) {
             // Ranks already started are killed; the ones never started count as exited.
-            for (std::uint32_t k = r; k < job.spec.nprocs; ++k) job.ranks[k].exited = true;
+            for (std::uint32_t k = r; k < job.spec.nprocs; ++k) job.ranks[k].exited = !job.ranks[k].remote;
             proto::JobEnded end;
             end.exit_code = 1;
             end.reason = proto::JobEndReason::launch_failed;
@@ -192,16 +221,18 @@ Status JobSupervisor::start_process(Job& job, RankProc& rank, const std::vector<
     RankLaunchPlan plan;
     plan.executable = job.exe;
     plan.argv = job.spec.argv;
-    plan.env = build_env(job, rank.rank, pmix_env);
+    plan.env = build_env(job, rank, pmix_env);
     plan.env.insert(plan.env.end(), extra_env.begin(), extra_env.end());
     plan.cwd = job.spec.cwd;
     plan.unblock = blocked_signals_;
-    plan.bind = bind_cores_ && binder_.cpu_set_for(rank.rank, plan.cpus);
+    plan.bind = bind_cores_ && binder_.cpu_set_for(rank.local_rank, plan.cpus);
+    plan.stdin_pipe = job.spec.forward_stdin && rank.rank == 0;
     SpawnedRank spawned;
     if (Status st = spawn_rank(plan, spawned, why); st != Status::ok) return st;
     rank.pid = spawned.pid;
     rank.out_fd = spawned.out_fd;
     rank.err_fd = spawned.err_fd;
+    rank.in_fd = spawned.in_fd;
     job_of_pid_[rank.pid] = job.id;
     watch_pipes(job, rank);
     return Status::ok;
@@ -251,6 +282,11 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
         RankProc p;
         p.rank = u.base + i;
         p.world_rank = i < replaces.size() ? replaces[i] : p.rank;
+        p.local_rank = p.rank;
+        if (job->slice) {
+            p.local_rank = 0;
+            for (const RankProc& q : job->ranks) p.local_rank += q.remote ? 0 : 1;
+        }
         job->ranks.push_back(p);
         st = pmix_.prepare_client(job->pmix_nspace, p.rank, getuid(), getgid(), pmix_envs[i], why);
     }
@@ -286,6 +322,7 @@ void JobSupervisor::kill_request(std::uint64_t client, proto::KillReason reason)
 }
 
 void JobSupervisor::client_gone(std::uint64_t client) {
+    pending_slices_.erase(client);
     Job* job = job_for_client(client);
     if (job == nullptr) return;
     job->client = 0;
@@ -319,6 +356,8 @@ void JobSupervisor::reap_children() {
         RankProc* rank = job != nullptr ? job->find_pid(pid) : nullptr;
         if (rank == nullptr || rank->exited) continue;
         rank->exited = true;
+        FTMPI_DLOG("failure", "ftmpid: reaped process %u (pid %d)", rank->rank, static_cast<int>(pid));
+        close_stdin(*rank);
         remove_shm_regions(pid);
         rank->wait_status = status;
         rank->exit_time_ms = wall_clock_ms();
@@ -353,6 +392,7 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
         if (!job.first_failure_code) job.first_failure_code = failure_exit_code(rank);
         continues = job.others_alive(rank.rank);
         if (continues) (void)pmix_.notify_proc_aborted(job.pmix_nspace, rank.rank, job.event_seal);
+        if (continues && job.slice) report_failure_to_hub(job, rank);
     } else if (job.phase == JobPhase::killing) {
         rank.failed = false;  // we killed it; the job's outcome already says why
     }
@@ -374,6 +414,7 @@ void JobSupervisor::handle_upcall(Upcall& u) {
             u.complete(PMIX_SUCCESS);
             return;
         case UpcallKind::fence:
+            if (job != nullptr && job->slice) return forward_fence(*job, u);
             // One host: the data PMIx collected locally is already everybody's data.
             u.complete_with_data(PMIX_SUCCESS, std::move(u.data));
             return;
@@ -448,8 +489,12 @@ void JobSupervisor::finish(const std::string& job_id) {
         signal_rank(r, SIGKILL);  // leftovers in the ranks' process groups
         close_pipe(r, proto::OutputStream::out);
         close_pipe(r, proto::OutputStream::err);
+        close_stdin(r);
         job_of_pid_.erase(r.pid);
     }
+    // Fences still waiting for other hosts: nobody is left to wait for them.
+    for (auto& [key, fence] : job->pending_fences) fence.complete(PMIX_ERR_COMM_FAILURE);
+    job->pending_fences.clear();
     proto::JobEnded end;
     if (job->outcome) {
         end = *job->outcome;

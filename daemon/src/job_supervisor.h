@@ -27,6 +27,13 @@ public:
     ~JobSupervisor();
 
     void launch(std::uint64_t client, proto::LaunchJob spec);
+    // Several hosts (job_hub_link.cpp): the slice that the next launch on `client` runs, the
+    // fence data mpirun gathered, and failures of processes on other hosts.
+    void set_slice(std::uint64_t client, proto::JobSlice slice);
+    void fence_result(std::uint64_t client, proto::FenceResult result);
+    void remote_procs_failed(std::uint64_t client, const proto::ProcsFailed& failed);
+    // mpirun's stdin for rank 0 (job_stdin.cpp). Never blocks the loop.
+    void stdin_data(std::uint64_t client, const proto::StdinChunk& chunk);
     void kill_request(std::uint64_t client, proto::KillReason reason);
     void client_gone(std::uint64_t client);
     void client_drained(std::uint64_t client);
@@ -50,8 +57,13 @@ private:
     Job* job_for_client(std::uint64_t client);
     void send_to_client(Job& job, std::vector<std::uint8_t> frame);
     void refuse_launch(std::uint64_t client, int exit_code, const std::string& why);
-    std::vector<std::string> build_env(const Job& job, std::uint32_t rank,
+    std::vector<std::string> build_env(const Job& job, const RankProc& rank,
                                        const std::vector<std::string>& pmix_env) const;
+    // Sends the local part of a fence of a job on several hosts to mpirun and keeps the upcall
+    // until fence_result brings everybody's data.
+    void forward_fence(Job& job, Upcall& u);
+    // Tells mpirun that a local process failed while the job goes on (it tells the others).
+    void report_failure_to_hub(Job& job, const RankProc& rank);
 
     // fork/exec of one process of the job (launch and REBUILD replacements).
     Status start_process(Job& job, RankProc& rank, const std::vector<std::string>& pmix_env,
@@ -70,6 +82,8 @@ private:
     void pump(Job& job, RankProc& rank, proto::OutputStream stream, int max_reads);
     void close_pipe(RankProc& rank, proto::OutputStream stream);
     void pause_output(Job& job);
+    void flush_stdin(RankProc& rank);
+    void close_stdin(RankProc& rank);
     void resume_output(Job& job);
 
     EventLoop& loop_;
@@ -81,6 +95,7 @@ private:
     std::string hostname_;
     std::uint64_t next_job_seq_ = 1;
     std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;
+    std::unordered_map<std::uint64_t, proto::JobSlice> pending_slices_;
     std::unordered_map<pid_t, std::string> job_of_pid_;
     std::function<void()> on_job_finished_;
     std::string monitor_socket_;

@@ -1,6 +1,8 @@
 // ftmpid entry point: option parsing only; see daemon.h for what the daemon does.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +20,9 @@ void usage(FILE* out) {
                  "usage: ftmpid [--socket PATH] [--private] [--ready-fd N] [--watch-fd N] [--log FILE] [--no-bind] [--quiet|--verbose]\n"
                  "  --socket PATH  control socket (default $FTMPI_DAEMON_SOCKET or ${TMPDIR:-/tmp}/ftmpi-$UID/ftmpid.sock)\n"
                  "  --private      serve one mpirun and exit when its job has ended\n"
+                 "  --remote --connect ADDR:PORT --host-index I [--heartbeat-period MS --heartbeat-timeout MS]\n"
+                 "                 started by mpirun on another host: read the job's secret from stdin,\n"
+                 "                 connect back to mpirun, run this host's part of the job, then exit\n"
                  "  --ready-fd N   write \"ready\" to descriptor N once listening\n"
                  "  --watch-fd N   end the jobs and exit when descriptor N reaches end of file\n"
                  "  --log FILE     append log lines to FILE instead of stderr\n"
@@ -42,6 +47,18 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
+        // A whole decimal number in [lo, hi], else usage error.
+        auto number = [&](const char* name, long lo, long hi) -> long {
+            const char* text = value(name);
+            char* end = nullptr;
+            errno = 0;
+            long v = std::strtol(text, &end, 10);
+            if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) {
+                std::fprintf(stderr, "ftmpid: %s needs a number in [%ld, %ld], not '%s'\n", name, lo, hi, text);
+                std::exit(2);
+            }
+            return v;
+        };
         if (a == "--socket") {
             opts.socket_path = value("--socket");
         } else if (a == "--private") {
@@ -56,6 +73,16 @@ int main(int argc, char** argv) {
             }
         } else if (a == "--watch-fd") {
             opts.watch_fd = std::atoi(value("--watch-fd"));
+        } else if (a == "--remote") {
+            opts.remote = true;
+        } else if (a == "--connect") {
+            opts.connect = value("--connect");
+        } else if (a == "--host-index") {
+            opts.host_index = static_cast<std::uint32_t>(number("--host-index", 0, 1 << 20));
+        } else if (a == "--heartbeat-period") {
+            opts.heartbeat_period_ms = static_cast<int>(number("--heartbeat-period", 1, 3600000));
+        } else if (a == "--heartbeat-timeout") {
+            opts.heartbeat_timeout_ms = static_cast<int>(number("--heartbeat-timeout", 1, 3600000));
         } else if (a == "--no-bind") {
             opts.bind_cores = false;
         } else if (a == "--quiet") {
@@ -75,6 +102,11 @@ int main(int argc, char** argv) {
         }
     }
     if (ftmpi::knobs::flag(ftmpi::knobs::Id::test_daemon_stall)) opts.test_stall = true;
+    if (opts.remote != !opts.connect.empty()) {
+        std::fprintf(stderr, "ftmpid: --remote and --connect ADDR:PORT go together\n");
+        usage(stderr);
+        return 2;
+    }
     if (opts.socket_path.empty() || opts.socket_path[0] != '/') {
         std::fprintf(stderr, "ftmpid: the socket path must be absolute\n");
         return 2;

@@ -156,14 +156,37 @@ void PmixHost::finalize() {
     PMIx_server_finalize();
 }
 
-Status PmixHost::register_job(const std::string& nspace, std::uint32_t nprocs, const std::string& hostname,
-                              std::string& why) {
-    std::string ranks;
-    for (std::uint32_t r = 0; r < nprocs; ++r) ranks += (r ? "," : "") + std::to_string(r);
+std::vector<std::uint32_t> JobMap::local_ranks() const {
+    std::vector<std::uint32_t> seen(host_names.size(), 0);
+    std::vector<std::uint32_t> out;
+    out.reserve(host_of_rank.size());
+    for (std::uint32_t h : host_of_rank) out.push_back(h < seen.size() ? seen[h]++ : 0);
+    return out;
+}
+
+Status PmixHost::register_job(const std::string& nspace, const JobMap& map, std::string& why) {
+    const auto nprocs = static_cast<std::uint32_t>(map.host_of_rank.size());
+    const auto nhosts = static_cast<std::uint32_t>(map.host_names.size());
+    const std::vector<std::uint32_t> local_rank = map.local_ranks();
+    // PMIx's maps: host names comma-separated; ranks per host comma-separated, hosts ';'.
+    std::vector<std::string> ranks_of_host(nhosts);
+    std::uint32_t local_size = 0;
+    for (std::uint32_t r = 0; r < nprocs; ++r) {
+        std::string& list = ranks_of_host[map.host_of_rank[r]];
+        list += (list.empty() ? "" : ",") + std::to_string(r);
+        if (map.host_of_rank[r] == map.my_host) ++local_size;
+    }
+    std::string hosts, ppn;
+    for (std::uint32_t h = 0; h < nhosts; ++h) {
+        hosts += (h ? "," : "") + map.host_names[h];
+        ppn += (h ? ";" : "") + ranks_of_host[h];
+    }
+    const std::string& my_name = map.host_names[map.my_host];
+    const std::string& ranks = ranks_of_host[map.my_host];
     char* node_map = nullptr;
     char* proc_map = nullptr;
-    if (PMIx_generate_regex(hostname.c_str(), &node_map) != PMIX_SUCCESS ||
-        PMIx_generate_ppn(ranks.c_str(), &proc_map) != PMIX_SUCCESS) {
+    if (PMIx_generate_regex(hosts.c_str(), &node_map) != PMIX_SUCCESS ||
+        PMIx_generate_ppn(ppn.c_str(), &proc_map) != PMIX_SUCCESS) {
         std::free(node_map);
         why = "PMIx cannot encode the node/process map";
         return Status::pmix_failed;
@@ -173,13 +196,13 @@ Status PmixHost::register_job(const std::string& nspace, std::uint32_t nprocs, c
     job.add_u32(PMIX_UNIV_SIZE, nprocs);
     job.add_u32(PMIX_JOB_SIZE, nprocs);
     job.add_u32(PMIX_MAX_PROCS, nprocs);
-    job.add_u32(PMIX_LOCAL_SIZE, nprocs);
-    job.add_u32(PMIX_NODE_SIZE, nprocs);
-    job.add_u32(PMIX_NUM_NODES, 1);
-    job.add_u32(PMIX_NODEID, 0);
+    job.add_u32(PMIX_LOCAL_SIZE, local_size);
+    job.add_u32(PMIX_NODE_SIZE, local_size);
+    job.add_u32(PMIX_NUM_NODES, nhosts);
+    job.add_u32(PMIX_NODEID, map.my_host);
     job.add_str(PMIX_JOBID, nspace);
     job.add_str(PMIX_LOCAL_PEERS, ranks);
-    job.add_str(PMIX_HOSTNAME, hostname);
+    job.add_str(PMIX_HOSTNAME, my_name);
     job.add(PMIX_NODE_MAP, node_map, PMIX_REGEX);
     job.add(PMIX_PROC_MAP, proc_map, PMIX_REGEX);
     job.add_u32(PMIX_APPNUM, 0);
@@ -192,11 +215,11 @@ Status PmixHost::register_job(const std::string& nspace, std::uint32_t nprocs, c
         InfoArray proc;
         proc.add_rank(PMIX_RANK, r);
         proc.add_rank(PMIX_GLOBAL_RANK, r);
-        proc.add_u16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(r));
-        proc.add_u16(PMIX_NODE_RANK, static_cast<std::uint16_t>(r));
+        proc.add_u16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(local_rank[r]));
+        proc.add_u16(PMIX_NODE_RANK, static_cast<std::uint16_t>(local_rank[r]));
         proc.add_u32(PMIX_APPNUM, 0);
-        proc.add_u32(PMIX_NODEID, 0);
-        proc.add_str(PMIX_HOSTNAME, hostname);
+        proc.add_u32(PMIX_NODEID, map.host_of_rank[r]);
+        proc.add_str(PMIX_HOSTNAME, map.host_names[map.host_of_rank[r]]);
         pmix_data_array_t* pa = proc.convert();
         if (pa == nullptr) {
             why = "cannot build PMIx per-process info";
@@ -210,7 +233,8 @@ Status PmixHost::register_job(const std::string& nspace, std::uint32_t nprocs, c
         return Status::pmix_failed;
     }
     CompletionRef done;
-    pmix_status_t rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(nprocs), InfoArray::infos(ja),
+    // The second argument is the number of LOCAL clients PMIx should expect on this server.
+    pmix_status_t rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(local_size), InfoArray::infos(ja),
                                                    ja->size, Completion::callback, done.cbdata());
     if (rc == PMIX_SUCCESS) rc = done.wait();
     if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {

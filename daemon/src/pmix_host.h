@@ -14,6 +14,20 @@
 
 namespace ftmpi::daemon {
 
+// Where every process of a job runs, as PMIx tells each client (host name, node id, local rank
+// and local peers per process; node and process maps of all hosts). One host: one name, all 0.
+struct JobMap {
+    std::vector<std::string> host_names;      // real host names, index = node id
+    std::vector<std::uint32_t> host_of_rank;  // index = rank; size = the job's process count
+    std::uint32_t my_host = 0;                // this daemon's node id
+
+    static JobMap one_host(const std::string& hostname, std::uint32_t nprocs) {
+        return JobMap{{hostname}, std::vector<std::uint32_t>(nprocs, 0), 0};
+    }
+    // Index of each process among the processes of its host.
+    std::vector<std::uint32_t> local_ranks() const;
+};
+
 class PmixHost {
 public:
     explicit PmixHost(UpcallQueue& queue) : queue_(queue) {}
@@ -28,8 +42,7 @@ public:
 
     // Registers the namespace with everything clients query (job/universe size, local peers,
     // node map, and per-process rank/local rank/node rank/hostname).
-    Status register_job(const std::string& nspace, std::uint32_t nprocs, const std::string& hostname,
-                        std::string& why);
+    Status register_job(const std::string& nspace, const JobMap& map, std::string& why);
     // Fills `env` (NAME=value) with the variables a client needs to find this server, and
     // registers the client so that its connection is accepted.
     Status prepare_client(const std::string& nspace, std::uint32_t rank, uid_t uid, gid_t gid,

@@ -3,7 +3,10 @@
 // (from the loop thread, by Upcall::complete).
 #include "pmix_module.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 #include <utility>
 
 namespace ftmpi::daemon {
@@ -63,12 +66,25 @@ pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char ms
     });
 }
 
+std::string fence_signature(const pmix_proc_t procs[], size_t nprocs) {
+    std::vector<pmix_rank_t> ranks;
+    for (size_t i = 0; i < nprocs; ++i) {
+        if (procs[i].rank == PMIX_RANK_WILDCARD) return "*";
+        ranks.push_back(procs[i].rank);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    std::string sig;
+    for (pmix_rank_t r : ranks) sig += (sig.empty() ? "" : ",") + std::to_string(r);
+    return sig;
+}
+
 pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
     // `data` belongs to PMIx and may be gone once we return: copy it now.
     return guarded([&] {
         Upcall u = upcall_for(UpcallKind::fence, nprocs > 0 ? &procs[0] : nullptr, cbdata);
         if (data != nullptr && ndata > 0) u.data.assign(data, data + ndata);
+        u.signature = fence_signature(procs, nprocs);
         u.modex_cb = cbfunc;
         return u;
     });

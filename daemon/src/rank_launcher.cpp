@@ -84,10 +84,12 @@ std::string resolve_executable(const std::string& name, const std::vector<std::s
 Status spawn_rank(const RankLaunchPlan& plan, SpawnedRank& out, std::string& why) {
     int out_pipe[2] = {-1, -1};
     int err_pipe[2] = {-1, -1};
+    int in_pipe[2] = {-1, -1};
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (devnull < 0 || pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    if (devnull < 0 || pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+        (plan.stdin_pipe && pipe2(in_pipe, O_CLOEXEC) != 0)) {
         why = std::string("cannot create pipes: ") + std::strerror(errno);
-        for (int fd : {devnull, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+        for (int fd : {devnull, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]})
             if (fd >= 0) close(fd);
         return Status::spawn_failed;
     }
@@ -104,7 +106,7 @@ Status spawn_rank(const RankLaunchPlan& plan, SpawnedRank& out, std::string& why
         signal(SIGPIPE, SIG_DFL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);  // the daemon died before prctl took effect
-        dup2(devnull, STDIN_FILENO);
+        dup2(in_pipe[0] >= 0 ? in_pipe[0] : devnull, STDIN_FILENO);
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         // PMIx's own sockets may lack close-on-exec; the application must not inherit them.
@@ -118,9 +120,11 @@ Status spawn_rank(const RankLaunchPlan& plan, SpawnedRank& out, std::string& why
     close(devnull);
     close(out_pipe[1]);
     close(err_pipe[1]);
+    if (in_pipe[0] >= 0) close(in_pipe[0]);
     if (pid < 0) {
         close(out_pipe[0]);
         close(err_pipe[0]);
+        if (in_pipe[1] >= 0) close(in_pipe[1]);
         why = std::string("fork failed: ") + std::strerror(saved);
         return Status::spawn_failed;
     }
@@ -130,6 +134,8 @@ Status spawn_rank(const RankLaunchPlan& plan, SpawnedRank& out, std::string& why
     out.pid = pid;
     out.out_fd = out_pipe[0];
     out.err_fd = err_pipe[0];
+    if (in_pipe[1] >= 0) fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
+    out.in_fd = in_pipe[1];
     return Status::ok;
 }
 

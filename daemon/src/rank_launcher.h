@@ -20,12 +20,14 @@ struct RankLaunchPlan {
     bool bind = false;
     cpu_set_t cpus{};
     sigset_t unblock{};              // the daemon's blocked signals, restored in the child
+    bool stdin_pipe = false;         // stdin from a pipe the daemon writes (rank 0, forwarded)
 };
 
 struct SpawnedRank {
     pid_t pid = -1;
     int out_fd = -1;  // read ends, non-blocking, close-on-exec
     int err_fd = -1;
+    int in_fd = -1;   // write end of stdin (stdin_pipe only), non-blocking, close-on-exec
 };
 
 // `name` with a '/' is taken relative to `cwd`; otherwise PATH (from the job's environment) is
@@ -34,7 +36,7 @@ std::string resolve_executable(const std::string& name, const std::vector<std::s
                                std::string& why);
 
 // The child runs in its own process group (so the daemon can kill whatever it forks too), dies
-// with the daemon (PR_SET_PDEATHSIG), has stdin on /dev/null and is bound per `plan`.
+// with the daemon (PR_SET_PDEATHSIG), has stdin on /dev/null (or a pipe) and is bound per `plan`.
 Status spawn_rank(const RankLaunchPlan& plan, SpawnedRank& out, std::string& why);
 
 }  // namespace ftmpi::daemon

@@ -32,6 +32,9 @@ struct Upcall {
     int status = 0;
     std::string message;
     std::vector<char> data;
+    // fence: who takes part ("*" = the whole namespace, else the sorted ranks); the daemons of
+    // a job on several hosts match their contributions by it.
+    std::string signature;
     // spawn: how many processes, the first process index (info "ftmpi.base"), and the
     // NAME=value entries the requester wants in their environment.
     std::uint32_t count = 0;
