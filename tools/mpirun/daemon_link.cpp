@@ -102,13 +102,20 @@ LinkStatus DaemonLink::start_private(std::string& why) {
     // (another user's directory, a symlink, a file), the job neither waits nor fails: mkdtemp
     // beside it makes a fresh directory that only we can enter.
     const std::string base = proto::runtime_base_dir();
-    std::string dir_template = base + "/run-XXXXXX";
-    std::string base_why;
-    if (proto::ensure_private_dir(base, base_why) != proto::ProtoStatus::ok)
-        dir_template = base + "-run-XXXXXX";
-    std::vector<char> dir(dir_template.begin(), dir_template.end());
-    dir.push_back('\0');
-    if (mkdtemp(dir.data()) == nullptr) {
+    std::vector<char> dir;
+    bool made = false;
+    // Retried: a private daemon that just ended removes the base directory when it is empty.
+    for (int attempt = 0; attempt < 3 && !made; ++attempt) {
+        std::string dir_template = base + "/run-XXXXXX";
+        std::string base_why;
+        if (proto::ensure_private_dir(base, base_why) != proto::ProtoStatus::ok)
+            dir_template = base + "-run-XXXXXX";
+        dir.assign(dir_template.begin(), dir_template.end());
+        dir.push_back('\0');
+        made = mkdtemp(dir.data()) != nullptr;
+        if (!made && errno != ENOENT) break;
+    }
+    if (!made) {
         why = "cannot create a private run directory under " + base + ": " + std::strerror(errno);
         return LinkStatus::failed;
     }

@@ -33,8 +33,9 @@ const char* repair_of(proto::CommMode mode) {
 
 }  // namespace
 
-std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode) {
-    std::string s = "ftmpi: rank " + std::to_string(m.rank) + " (pid " + std::to_string(m.pid) + ") ";
+std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode, const std::string& host) {
+    std::string s = "ftmpi: rank " + std::to_string(m.rank) + " (pid " + std::to_string(m.pid) +
+                    (host.empty() ? "" : " on " + host) + ") ";
     if (m.signaled) {
         const char* name = strsignal(m.code);
         s += "killed by signal " + std::to_string(m.code) + " (" + (name != nullptr ? name : "?") + ")";

@@ -11,7 +11,8 @@
 
 namespace ftmpi::mpirun {
 
-std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode);
+// `host`: the rank's host, named in a job on several hosts ("rank 1 (pid 1234 on node2) ...").
+std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode, const std::string& host = "");
 std::string format_abort(const proto::AbortRequested& m);
 
 }  // namespace ftmpi::mpirun

@@ -1,4 +1,4 @@
-// mpirun's event loop: poll over the daemon socket and a signalfd, with deadlines.
+// mpirun's event loop: poll over the daemon links and a signalfd, with deadlines.
 #include "job_monitor.h"
 
 #include <poll.h>
@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 
 #include "failure_report.h"
+#include "ftmpi/debug_log.h"
 #include "ftmpi_proto/unix_socket.h"
 
 namespace ftmpi::mpirun {
@@ -19,7 +19,7 @@ namespace ftmpi::mpirun {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kKillWait = std::chrono::seconds(5);  // daemon must confirm a kill by then
+constexpr auto kKillWait = std::chrono::seconds(5);  // daemons must confirm a kill by then
 
 void say(const std::string& line) { write_fd(STDERR_FILENO, line.data(), line.size()); }
 
@@ -29,9 +29,14 @@ int normalize_exit(int code) {
     return code & 0xff;
 }
 
+int failure_code(const proto::RankExited& m) {
+    if (m.signaled) return 128 + m.code;
+    return m.code != 0 ? m.code : 1;
+}
+
 }  // namespace
 
-JobMonitor::JobMonitor(DaemonLink& link, double timeout_s) : link_(link), timeout_s_(timeout_s) {
+JobMonitor::JobMonitor(double timeout_s) : timeout_s_(timeout_s) {
     sigset_t mask;
     sigemptyset(&mask);
     for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
@@ -49,27 +54,178 @@ void JobMonitor::request_kill(proto::KillReason reason, int exit_code) {
     forced_exit_ = exit_code;
     proto::KillJob kill;
     kill.reason = reason;
-    (void)proto::write_all(link_.fd(), proto::encode(kill));  // a dead daemon shows up as EOF
+    const auto frame = proto::encode(kill);
+    for (const Spoke& s : spokes_)
+        if (s.open && !s.ended) (void)proto::write_all(s.fd, frame);  // a dead daemon shows up as EOF
 }
 
-bool JobMonitor::handle_frame(const proto::Frame& f, int& exit_code) {
+void JobMonitor::kill_others(std::size_t except) {
+    killing_ = true;
+    proto::KillJob kill;
+    kill.reason = proto::KillReason::client_request;
+    const auto frame = proto::encode(kill);
+    for (std::size_t i = 0; i < spokes_.size(); ++i)
+        if (i != except && spokes_[i].open && !spokes_[i].ended) (void)proto::write_all(spokes_[i].fd, frame);
+}
+
+void JobMonitor::on_rank_exited(std::size_t from, const proto::RankExited& m) {
+    Spoke& s = spokes_[from];
+    if (s.ranks_alive > 0) --s.ranks_alive;
+    (m.failed ? s.ranks_failed : s.ranks_ok) += 1;
+    if (!m.failed) {
+        if (hub_) hub_->participants_changed(spokes_, false);
+        return;
+    }
+    relay_->flush_partial();
+    say(format_rank_failure(m, comm_mode_, several_hosts() ? s.host_name : std::string()));
+    if (!several_hosts()) return;
+    if (!first_failure_ || m.time_ms < first_failure_->time_ms) first_failure_ = m;
+    // ABORT mode: this failure decides the job; the other hosts are stopped now rather than
+    // after its daemon's kill grace, and their own failures that follow change nothing.
+    if (!m.job_continues && comm_mode_ == proto::CommMode::abort && !decided_ && forced_exit_ < 0) {
+        proto::JobEnded end;
+        end.exit_code = failure_code(m);
+        end.reason = proto::JobEndReason::rank_failed;
+        decided_ = end;
+        kill_others(from);
+    }
+    hub_->participants_changed(spokes_, true);
+}
+
+void JobMonitor::relay_procs_failed(std::size_t from, const proto::Frame& f) {
+    proto::ProcsFailed m;
+    if (proto::decode(f, m) != proto::ProtoStatus::ok) return;
+    FTMPI_DLOG("failure", "mpirun: host %u reports %zu failed process(es) (first %u); relaying",
+               spokes_[from].host, m.ranks.size(), m.ranks.empty() ? 0u : m.ranks[0]);
+    const auto frame = proto::encode(m);
+    for (std::size_t i = 0; i < spokes_.size(); ++i)
+        if (i != from && spokes_[i].open && !spokes_[i].ended) (void)proto::write_all(spokes_[i].fd, frame);
+}
+
+bool JobMonitor::on_job_ended(std::size_t from, const proto::JobEnded& m, int& exit_code) {
+    Spoke& s = spokes_[from];
+    if (!several_hosts()) {
+        if (m.reason == proto::JobEndReason::launch_failed) say("ftmpi: cannot launch the job: " + m.message + "\n");
+        if (m.reason == proto::JobEndReason::daemon_shutdown) say("ftmpi: " + m.message + "; the job was killed\n");
+        if (m.reason == proto::JobEndReason::killed && forced_exit_ < 0) say("ftmpi: job " + m.message + "\n");
+        exit_code = forced_exit_ >= 0 ? forced_exit_ : normalize_exit(m.exit_code);
+        return true;
+    }
+    s.ended = m;
+    const bool deciding = m.reason == proto::JobEndReason::rank_failed || m.reason == proto::JobEndReason::aborted ||
+                          m.reason == proto::JobEndReason::launch_failed ||
+                          m.reason == proto::JobEndReason::daemon_shutdown;
+    if (deciding && !decided_ && forced_exit_ < 0) {
+        if (m.reason == proto::JobEndReason::launch_failed)
+            say("ftmpi: cannot launch the job on host " + s.host_name + ": " + m.message + "\n");
+        if (m.reason == proto::JobEndReason::daemon_shutdown)
+            say("ftmpi: the daemon on host " + s.host_name + ": " + m.message + "; the job was killed\n");
+        decided_ = m;
+        kill_others(from);
+    }
+    for (const Spoke& other : spokes_)
+        if (other.open && !other.ended) return false;
+    exit_code = combined_exit_code();
+    return true;
+}
+
+bool JobMonitor::on_spoke_lost(std::size_t from, int& exit_code) {
+    Spoke& s = spokes_[from];
+    s.open = false;
+    if (s.ended) return false;  // a daemon closes its link after job_ended
+    relay_->flush_partial();
+    if (!several_hosts()) {
+        say("ftmpi: lost connection to the daemon (ftmpid); the job's processes were killed with it\n");
+        exit_code = forced_exit_ >= 0 ? forced_exit_ : 1;
+        return true;
+    }
+    // A host lost: its processes die with its daemon (self-fencing). Until host failures are
+    // survived (host-failure detection), the job ends.
+    say("ftmpi: lost connection to the daemon on host " + s.host_name + "; ending the job\n");
+    if (!decided_ && forced_exit_ < 0) {
+        proto::JobEnded end;
+        end.exit_code = 1;
+        end.reason = proto::JobEndReason::daemon_shutdown;
+        decided_ = end;
+    }
+    s.ranks_alive = 0;
+    kill_others(from);
+    hub_->participants_changed(spokes_, true);
+    for (const Spoke& other : spokes_)
+        if (other.open && !other.ended) return false;
+    exit_code = combined_exit_code();
+    return true;
+}
+
+int JobMonitor::combined_exit_code() const {
+    if (forced_exit_ >= 0) return forced_exit_;
+    if (decided_) return normalize_exit(decided_->exit_code);
+    // Every daemon completed. A daemon's non-zero code while some of its ranks did not fail is
+    // a rank that finalized and then exited non-zero: the job's result.
+    bool some_ok = false;
+    for (const Spoke& s : spokes_) {
+        if (s.ended && s.ended->exit_code != 0 && s.ranks_ok > 0) return normalize_exit(s.ended->exit_code);
+        some_ok = some_ok || s.ranks_ok > 0;
+    }
+    if (some_ok) return 0;
+    // Every rank of every host failed: the first failure's code.
+    if (first_failure_) return normalize_exit(failure_code(*first_failure_));
+    for (const Spoke& s : spokes_)
+        if (s.ended && s.ended->exit_code != 0) return normalize_exit(s.ended->exit_code);
+    return 0;
+}
+
+void JobMonitor::forward_stdin() {
+    char buf[65536];
+    ssize_t n = read(stdin_fd_, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    proto::StdinChunk chunk;
+    if (n > 0) {
+        chunk.bytes.assign(buf, static_cast<std::size_t>(n));
+    } else {
+        chunk.eof = true;  // end of file (or an error: no more input either way)
+        stdin_fd_ = -1;
+    }
+    const Spoke& s = spokes_[stdin_spoke_];
+    if (s.open && !s.ended) (void)proto::write_all(s.fd, proto::encode(chunk));
+}
+
+bool JobMonitor::handle_frame(std::size_t from, const proto::Frame& f, int& exit_code) {
+    switch (f.type) {
+        case proto::kFenceContributionType: {
+            proto::FenceContribution m;
+            if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok) hub_->contribute(spokes_, from, std::move(m));
+            return false;
+        }
+        case proto::kProcsFailedType:
+            if (hub_) relay_procs_failed(from, f);
+            return false;
+        default:
+            break;
+    }
     switch (static_cast<proto::MsgType>(f.type)) {
         case proto::MsgType::output_chunk: {
             proto::OutputChunk m;
-            if (proto::decode(f, m) == proto::ProtoStatus::ok) relay_->write(m.rank, m.stream, m.bytes);
+            if (proto::decode(f, m) == proto::ProtoStatus::ok)
+                relay_->write(m.rank, m.stream, m.bytes, several_hosts() ? spokes_[from].host_name : std::string());
             return false;
         }
         case proto::MsgType::rank_exited: {
             proto::RankExited m;
-            if (proto::decode(f, m) == proto::ProtoStatus::ok && m.failed) {
-                relay_->flush_partial();
-                say(format_rank_failure(m, comm_mode_));
-            }
+            if (proto::decode(f, m) == proto::ProtoStatus::ok) on_rank_exited(from, m);
             return false;
         }
         case proto::MsgType::abort_requested: {
             proto::AbortRequested m;
-            if (proto::decode(f, m) == proto::ProtoStatus::ok) say(format_abort(m));
+            if (proto::decode(f, m) != proto::ProtoStatus::ok) return false;
+            say(format_abort(m));
+            if (several_hosts() && !decided_ && forced_exit_ < 0) {
+                proto::JobEnded end;
+                end.exit_code = m.code;
+                end.reason = proto::JobEndReason::aborted;
+                decided_ = end;
+                kill_others(from);
+            }
             return false;
         }
         case proto::MsgType::job_ended: {
@@ -80,16 +236,14 @@ bool JobMonitor::handle_frame(const proto::Frame& f, int& exit_code) {
                 exit_code = forced_exit_ >= 0 ? forced_exit_ : 1;
                 return true;
             }
-            if (m.reason == proto::JobEndReason::launch_failed) say("ftmpi: cannot launch the job: " + m.message + "\n");
-            if (m.reason == proto::JobEndReason::daemon_shutdown) say("ftmpi: " + m.message + "; the job was killed\n");
-            if (m.reason == proto::JobEndReason::killed && forced_exit_ < 0) say("ftmpi: job " + m.message + "\n");
-            exit_code = forced_exit_ >= 0 ? forced_exit_ : normalize_exit(m.exit_code);
-            return true;
+            return on_job_ended(from, m, exit_code);
         }
         case proto::MsgType::error_reply: {
             proto::ErrorReply m;
             (void)proto::decode(f, m);
-            say("ftmpi: the daemon refused: " + m.message + "\n");
+            say("ftmpi: the daemon" + (several_hosts() ? " on host " + spokes_[from].host_name : std::string()) +
+                " refused: " + m.message + "\n");
+            if (several_hosts()) kill_others(from);
             exit_code = 1;
             return true;
         }
@@ -98,21 +252,51 @@ bool JobMonitor::handle_frame(const proto::Frame& f, int& exit_code) {
     }
 }
 
-int JobMonitor::run(const proto::LaunchJob& launch) {
+int JobMonitor::run(Spoke spoke, const proto::LaunchJob& launch) {
+    spokes_.clear();
+    spokes_.push_back(std::move(spoke));
+    if (proto::write_all(spokes_[0].fd, proto::encode(launch)) != proto::ProtoStatus::ok) {
+        say("ftmpi: lost connection to the daemon (ftmpid) while launching\n");
+        return 1;
+    }
+    return run_loop(launch);
+}
+
+int JobMonitor::run(std::vector<Spoke> spokes, const std::vector<proto::JobSlice>& slices,
+                    const proto::LaunchJob& launch) {
+    spokes_ = std::move(spokes);
+    hub_.emplace(slices.at(0).host_of_rank);
+    for (std::size_t i = 0; i < spokes_.size(); ++i)
+        if (spokes_[i].host == slices[0].host_of_rank.at(0)) stdin_spoke_ = i;
+    const auto launch_frame = proto::encode(launch);
+    for (std::size_t i = 0; i < spokes_.size(); ++i) {
+        Spoke& s = spokes_[i];
+        for (std::uint32_t h : slices[i].host_of_rank) s.ranks_alive += h == s.host ? 1 : 0;
+        if (proto::write_all(s.fd, proto::encode(slices[i])) != proto::ProtoStatus::ok ||
+            proto::write_all(s.fd, launch_frame) != proto::ProtoStatus::ok) {
+            say("ftmpi: lost connection to the daemon on host " + s.host_name + " while launching\n");
+            s.open = false;
+            kill_others(i);
+            return 1;
+        }
+    }
+    return run_loop(launch);
+}
+
+int JobMonitor::run_loop(const proto::LaunchJob& launch) {
     comm_mode_ = launch.comm_mode;
+    stdin_fd_ = launch.forward_stdin ? STDIN_FILENO : -1;
     OutputRelay relay(launch.tag_output);
     relay_ = &relay;
 
     const int sigfd = sigfd_;
-    if (proto::write_all(link_.fd(), proto::encode(launch)) != proto::ProtoStatus::ok) {
-        say("ftmpi: lost connection to the daemon (ftmpid) while launching\n");
-        return 1;
-    }
     std::optional<Clock::time_point> timeout_at;
     if (timeout_s_ > 0)
         timeout_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
     std::optional<Clock::time_point> kill_deadline;
 
+    std::vector<pollfd> fds;
+    std::vector<std::size_t> spoke_of;  // fds[k] -> spoke index (k >= 1)
     for (;;) {
         auto now = Clock::now();
         if (timeout_at && !killing_ && now >= *timeout_at) {
@@ -121,11 +305,12 @@ int JobMonitor::run(const proto::LaunchJob& launch) {
             relay.flush_partial();
             say(msg);
             request_kill(proto::KillReason::timeout, kTimeoutExitCode);
-            kill_deadline = now + kKillWait;
         }
+        if (killing_ && !kill_deadline) kill_deadline = now + kKillWait;
         if (kill_deadline && now >= *kill_deadline) {
             say("ftmpi: the daemon did not confirm the end of the job; giving up\n");
-            return forced_exit_ >= 0 ? forced_exit_ : 1;
+            if (forced_exit_ >= 0) return forced_exit_;
+            return decided_ ? normalize_exit(decided_->exit_code) : 1;
         }
         int wait_ms = -1;
         auto consider = [&](const std::optional<Clock::time_point>& d) {
@@ -135,43 +320,58 @@ int JobMonitor::run(const proto::LaunchJob& launch) {
         };
         if (!killing_) consider(timeout_at);
         consider(kill_deadline);
-        pollfd fds[2] = {{link_.fd(), POLLIN, 0}, {sigfd, POLLIN, 0}};
-        int rc = poll(fds, sigfd >= 0 ? 2 : 1, wait_ms);
+        fds.assign(1, pollfd{sigfd, POLLIN, 0});
+        spoke_of.assign(1, 0);
+        for (std::size_t i = 0; i < spokes_.size(); ++i) {
+            if (!spokes_[i].open) continue;
+            fds.push_back(pollfd{spokes_[i].fd, POLLIN, 0});
+            spoke_of.push_back(i);
+        }
+        const std::size_t stdin_slot = fds.size();
+        if (stdin_fd_ >= 0 && !killing_) fds.push_back(pollfd{stdin_fd_, POLLIN, 0});
+        int rc = poll(fds.data(), fds.size(), wait_ms);
         if (rc < 0 && errno != EINTR) {
             say("ftmpi: poll failed\n");
             return 1;
         }
         if (rc <= 0) continue;
-        if (sigfd >= 0 && (fds[1].revents & POLLIN)) {
+        if (sigfd >= 0 && (fds[0].revents & POLLIN)) {
             signalfd_siginfo si{};
             while (read(sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
                 int sig = static_cast<int>(si.ssi_signo);
-                if (killing_) return 128 + sig;  // second interrupt: the user really wants out
+                if (killing_ && forced_exit_ >= 0) return 128 + sig;  // second interrupt: the user really wants out
                 say("ftmpi: interrupted by signal " + std::to_string(sig) + "; killing the job\n");
                 request_kill(proto::KillReason::user_signal, 128 + sig);
                 kill_deadline = Clock::now() + kKillWait;
             }
         }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+        if (stdin_slot < fds.size() && (fds[stdin_slot].revents & (POLLIN | POLLHUP | POLLERR))) forward_stdin();
+        for (std::size_t k = 1; k < stdin_slot; ++k) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            const std::size_t from = spoke_of[k];
+            Spoke& s = spokes_[from];
             char buf[65536];
-            ssize_t n = read(link_.fd(), buf, sizeof buf);
+            ssize_t n = read(s.fd, buf, sizeof buf);
             if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            int exit_code = 0;
             if (n <= 0) {
-                relay.flush_partial();
-                say("ftmpi: lost connection to the daemon (ftmpid); the job's processes were killed with it\n");
-                return forced_exit_ >= 0 ? forced_exit_ : 1;
+                if (on_spoke_lost(from, exit_code)) return exit_code;
+                continue;
             }
-            link_.decoder().feed(buf, static_cast<std::size_t>(n));
+            s.decoder->feed(buf, static_cast<std::size_t>(n));
             for (;;) {
                 proto::Frame f;
-                proto::ProtoStatus st = link_.decoder().next(f);
+                proto::ProtoStatus st = s.decoder->next(f);
                 if (st == proto::ProtoStatus::need_more) break;
                 if (st != proto::ProtoStatus::ok) {
-                    say(std::string("ftmpi: garbled data from the daemon: ") + proto::to_string(st) + "\n");
-                    return 1;
+                    say(std::string("ftmpi: garbled data from the daemon") +
+                        (several_hosts() ? " on host " + s.host_name : std::string()) + ": " + proto::to_string(st) +
+                        "\n");
+                    if (!several_hosts()) return 1;
+                    if (on_spoke_lost(from, exit_code)) return exit_code;
+                    break;
                 }
-                int exit_code = 0;
-                if (handle_frame(f, exit_code)) return exit_code;
+                if (handle_frame(from, f, exit_code)) return exit_code;
             }
         }
     }

@@ -1,4 +1,5 @@
 // mpirun / mpiexec: parse options, validate hosts, connect to (or start) ftmpid, run the job.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "host_plan.h"
 #include "job_monitor.h"
 #include "options.h"
+#include "several_hosts.h"
 
 extern char** environ;
 
@@ -44,6 +46,17 @@ std::vector<std::string> job_environment(const ftmpi::mpirun::Options& opts) {
     return env;
 }
 
+// mpirun's stdin goes to rank 0, unless there is none to give: closed, /dev/null, or a
+// terminal of which mpirun is not in the foreground (reading would stop it with SIGTTIN).
+bool stdin_worth_forwarding() {
+    struct stat in {};
+    if (fstat(STDIN_FILENO, &in) != 0) return false;
+    struct stat null {};
+    if (S_ISCHR(in.st_mode) && stat("/dev/null", &null) == 0 && in.st_rdev == null.st_rdev) return false;
+    if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) != getpgrp()) return false;
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,26 +88,34 @@ int main(int argc, char** argv) {
     // Oversubscription is allowed: -n may exceed the slots.
     launch.nprocs = opts.nprocs ? *opts.nprocs : (slots > 0 ? slots : 1);
     const mpirun::Placement plan = mpirun::place_ranks(hosts, launch.nprocs, opts.map_by);
+    mpirun::LauncherChoice launcher;
     if (plan.has_remote()) {
-        // The multi-host runtime (daemons started through the launcher) is not wired in yet.
-        const auto& remote = *std::find_if(plan.hosts.begin(), plan.hosts.end(), [](const auto& h) { return !h.local; });
-        return fail("host '" + remote.name + "' is not this machine; running on several hosts is not available yet",
-                    kUsageExit);
+        mpirun::HostStatus st = mpirun::choose_launcher(opts, hosts_from_slurm, launcher, why);
+        if (st != mpirun::HostStatus::ok) return fail(why, st == mpirun::HostStatus::bad_syntax ? kUsageExit : 1);
     }
 
     launch.argv = opts.program;
     launch.env = job_environment(opts);
     launch.tag_output = opts.tag_output;
+    launch.forward_stdin = stdin_worth_forwarding();
     char cwd[4096];
     launch.cwd = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/";
 
     // FTMPI_DEBUG: start-up phases, one clock for every process of the host (see README).
     FTMPI_DLOG("startup", "mpirun: options parsed, starting or joining the daemon");
+    mpirun::JobMonitor monitor(opts.timeout_s);  // takes over SIGINT/SIGTERM first
+    if (plan.has_remote()) {
+        int code = mpirun::run_on_several_hosts(opts, plan, launcher, launch, monitor);
+        FTMPI_DLOG("startup", "mpirun: job on %zu hosts ended (exit %d)", plan.hosts.size(), code);
+        return code;
+    }
     mpirun::DaemonLink link;
-    mpirun::JobMonitor monitor(link, opts.timeout_s);  // takes over SIGINT/SIGTERM first
     if (link.connect_or_start(why) != mpirun::LinkStatus::ok) return fail(why, 1);
     FTMPI_DLOG("startup", "mpirun: daemon ready, launching %u ranks", launch.nprocs);
-    int code = monitor.run(launch);
+    mpirun::Spoke spoke;
+    spoke.fd = link.fd();
+    spoke.decoder = &link.decoder();
+    int code = monitor.run(spoke, launch);
     FTMPI_DLOG("startup", "mpirun: job ended (exit %d)", code);
     link.close_and_reap();
     FTMPI_DLOG("startup", "mpirun: daemon gone, exiting");

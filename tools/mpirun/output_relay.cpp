@@ -21,14 +21,17 @@ namespace {
 int fd_of(proto::OutputStream s) { return s == proto::OutputStream::out ? STDOUT_FILENO : STDERR_FILENO; }
 }  // namespace
 
-void OutputRelay::write(std::uint32_t rank, proto::OutputStream stream, const std::string& bytes) {
+void OutputRelay::write(std::uint32_t rank, proto::OutputStream stream, const std::string& bytes,
+                        const std::string& host) {
     const int fd = fd_of(stream);
     if (!tag_) {
         write_fd(fd, bytes.data(), bytes.size());
         return;
     }
-    std::string& pending = partial_[{rank, stream}];
-    const std::string prefix = "[" + std::to_string(rank) + "] ";
+    Partial& part = partial_[{rank, stream}];
+    std::string& pending = part.bytes;
+    const std::string prefix = "[" + std::to_string(rank) + (host.empty() ? "" : "," + host) + "] ";
+    part.prefix = prefix;
     std::string out;
     std::size_t start = 0;
     for (;;) {
@@ -46,11 +49,11 @@ void OutputRelay::write(std::uint32_t rank, proto::OutputStream stream, const st
 }
 
 void OutputRelay::flush_partial() {
-    for (auto& [key, pending] : partial_) {
-        if (pending.empty()) continue;
-        std::string out = "[" + std::to_string(key.first) + "] " + pending + "\n";
+    for (auto& [key, part] : partial_) {
+        if (part.bytes.empty()) continue;
+        std::string out = part.prefix + part.bytes + "\n";
         write_fd(fd_of(key.second), out.data(), out.size());
-        pending.clear();
+        part.bytes.clear();
     }
 }
 

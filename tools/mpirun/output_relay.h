@@ -1,5 +1,6 @@
 // Writes the ranks' output to mpirun's stdout/stderr; with --tag-output every line gets a
-// "[rank] " prefix, which needs per-rank, per-stream buffering of partial lines.
+// "[rank] " prefix ("[rank,host] " in a job on several hosts), which needs per-rank,
+// per-stream buffering of partial lines.
 #pragma once
 
 #include <cstdint>
@@ -15,13 +16,18 @@ class OutputRelay {
 public:
     explicit OutputRelay(bool tag_output) : tag_(tag_output) {}
 
-    void write(std::uint32_t rank, proto::OutputStream stream, const std::string& bytes);
+    // `host` is empty on one host.
+    void write(std::uint32_t rank, proto::OutputStream stream, const std::string& bytes, const std::string& host = "");
     // Emits buffered partial lines (tagged mode), each completed with a newline.
     void flush_partial();
 
 private:
     bool tag_;
-    std::map<std::pair<std::uint32_t, proto::OutputStream>, std::string> partial_;
+    struct Partial {
+        std::string prefix;
+        std::string bytes;
+    };
+    std::map<std::pair<std::uint32_t, proto::OutputStream>, Partial> partial_;
 };
 
 // write(2) until done; output to a closed pipe is dropped, not fatal.
