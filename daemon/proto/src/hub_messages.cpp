@@ -7,19 +7,6 @@ namespace ftmpi::proto {
 
 namespace {
 
-void u32_list(WireWriter& w, const std::vector<std::uint32_t>& v) {
-    w.u32(static_cast<std::uint32_t>(v.size()));
-    for (std::uint32_t x : v) w.u32(x);
-}
-std::vector<std::uint32_t> u32_list(WireReader& r) {
-    const std::uint32_t n = r.u32();
-    std::vector<std::uint32_t> v;
-    // No reserve(n): a hostile count stops at the first missing byte (truncated) instead of
-    // allocating what it claims.
-    for (std::uint32_t i = 0; i < n && r.status() == ProtoStatus::ok; ++i) v.push_back(r.u32());
-    return v;
-}
-
 void write_fields(WireWriter& w, const DaemonHello& m) {
     w.u32(m.host_index);
     w.str(m.hostname);
@@ -39,7 +26,7 @@ void write_fields(WireWriter& w, const JobSlice& m) {
     w.str(m.event_seal);
     w.u32(m.host_index);
     w.str_list(m.host_names);
-    u32_list(w, m.host_of_rank);
+    w.u32_list(m.host_of_rank);
     w.str(m.net_addr);
 }
 void read_fields(WireReader& r, JobSlice& m) {
@@ -48,7 +35,7 @@ void read_fields(WireReader& r, JobSlice& m) {
     m.event_seal = r.str();
     m.host_index = r.u32();
     m.host_names = r.str_list();
-    m.host_of_rank = u32_list(r);
+    m.host_of_rank = r.u32_list();
     m.net_addr = r.str();
 }
 bool consistent(const JobSlice& m) {
@@ -83,8 +70,8 @@ void read_fields(WireReader& r, FenceResult& m) {
     m.data = r.str();
 }
 
-void write_fields(WireWriter& w, const ProcsFailed& m) { u32_list(w, m.ranks); }
-void read_fields(WireReader& r, ProcsFailed& m) { m.ranks = u32_list(r); }
+void write_fields(WireWriter& w, const ProcsFailed& m) { w.u32_list(m.ranks); }
+void read_fields(WireReader& r, ProcsFailed& m) { m.ranks = r.u32_list(); }
 
 void write_fields(WireWriter& w, const StdinChunk& m) {
     w.str(m.bytes);
