@@ -96,7 +96,7 @@ run_mpi() {
   # daemon on host 1: the remote daemon's environment is clean, as over ssh.
   out=$(bash "$hosts" exec "$h1" env FTMPI_BIND=none "$build/bin/mpirun" --hostfile "$FTNS/hostfile" \
     --launcher-exec "$FTNS/ssh" --map-by node -n 2 --timeout 300 \
-    "$FTNS/pingpong" -r 1 -t 0.03 2>&1) || { echo "mpirun failed: $out" >&2; exit 1; }
+    "$FTNS/pingpong" -r 3 -t 0.1 2>&1) || { echo "mpirun failed: $out" >&2; exit 1; }
   # pingpong.c prints "BENCH ... bytes=B ... median_us=U ... MBps=M" lines; keep 8 B, 1 MiB.
   echo "$out" | awk '/^BENCH / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
     if (f["bytes"] == 8 || f["bytes"] == 1048576) print "ftmpi_mpi", f["bytes"], f["median_us"], f["MBps"] }' >> "$results"
