@@ -77,6 +77,10 @@ bool is_local_host(const std::string& name);
 // (oversubscription). `hosts` empty means this machine alone.
 Placement place_ranks(std::vector<Host> hosts, std::uint32_t nprocs, MapBy map_by);
 
+// What --display-map prints: one line per host that got ranks (index, name, this machine or
+// not, slots, ranks as ranges "0-3,8").
+std::string describe_placement(const Placement& plan);
+
 // ---- launchers ---------------------------------------------------------------------------
 
 enum class LauncherKind { ssh, exec, slurm };

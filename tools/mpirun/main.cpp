@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
     // Oversubscription is allowed: -n may exceed the slots.
     launch.nprocs = opts.nprocs ? *opts.nprocs : (slots > 0 ? slots : 1);
     const mpirun::Placement plan = mpirun::place_ranks(hosts, launch.nprocs, opts.map_by);
+    if (opts.display_map) std::fputs(mpirun::describe_placement(plan).c_str(), stderr);
     mpirun::LauncherChoice launcher;
     if (plan.has_remote()) {
         mpirun::HostStatus st = mpirun::choose_launcher(opts, hosts_from_slurm, launcher, why);

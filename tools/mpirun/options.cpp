@@ -13,7 +13,7 @@ namespace ftmpi::mpirun {
 
 namespace {
 
-enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, help, version, unknown };
+enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, display_map, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, help, version, unknown };
 
 Opt lookup(const std::string& name) {
     if (name == "n" || name == "np" || name == "c") return Opt::nprocs;
@@ -23,6 +23,7 @@ Opt lookup(const std::string& name) {
     if (name == "launcher" || name == "bootstrap") return Opt::launcher;
     if (name == "launcher-exec" || name == "bootstrap-exec") return Opt::launcher_exec;
     if (name == "iface") return Opt::iface;
+    if (name == "display-map") return Opt::display_map;
     if (name == "x") return Opt::export_var;
     if (name == "comm-mode") return Opt::comm_mode;
     if (name == "with-ft") return Opt::with_ft;
@@ -34,7 +35,9 @@ Opt lookup(const std::string& name) {
     return Opt::unknown;
 }
 
-bool takes_value(Opt o) { return o != Opt::tag_output && o != Opt::help && o != Opt::version; }
+bool takes_value(Opt o) {
+    return o != Opt::tag_output && o != Opt::display_map && o != Opt::help && o != Opt::version;
+}
 
 // The daemon's limit too (PMIx local ranks are 16 bits): refused here as a usage error (exit 2)
 // before any daemon is started.
@@ -174,6 +177,7 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
                 }
                 break;
             case Opt::tag_output: out.tag_output = true; break;
+            case Opt::display_map: out.display_map = true; break;
             case Opt::timeout:
                 if (!parse_seconds(*value, out.timeout_s)) {
                     why = "invalid --timeout '" + *value + "' (seconds, > 0)";
@@ -236,6 +240,7 @@ void print_usage(const char* prog) {
         "                          with --launcher slurm: PATH instead of srun\n"
         "  --iface NAME|CIDR       address remote daemons connect back to (env FTMPI_IFACE;\n"
         "                          default: the route to the first remote host)\n"
+        "  --display-map           print which ranks run on which host (stderr) first\n"
         "  -x VAR | -x VAR=value   forward or set an environment variable\n"
         "  --comm-mode MODE        abort|shrink|blank|rebuild|rebuild_append|ulfm (env FTMPI_COMM_MODE)\n"
         "  --with-ft ulfm          the same as --comm-mode ulfm (Open MPI 5's spelling)\n"

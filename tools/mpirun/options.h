@@ -20,6 +20,7 @@ struct Options {
     std::optional<LauncherKind> launcher;  // --launcher ssh|slurm (see choose_launcher)
     std::string launcher_exec;              // --launcher-exec PATH
     std::string iface;                      // --iface NAME|CIDR
+    bool display_map = false;               // --display-map: print the placement first
     // -x VAR (forward as is) or -x VAR=value (set); applied on top of the environment.
     std::vector<std::pair<std::string, std::optional<std::string>>> exports;
     std::optional<proto::CommMode> comm_mode;  // from the flag only; see resolve_modes()

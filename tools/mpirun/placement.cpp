@@ -83,4 +83,25 @@ Placement place_ranks(std::vector<Host> hosts, std::uint32_t nprocs, MapBy map_b
     return plan;
 }
 
+std::string describe_placement(const Placement& plan) {
+    std::string out = "ftmpi: " + std::to_string(plan.host_of_rank.size()) + " ranks on " +
+                      std::to_string(plan.hosts.size()) + (plan.hosts.size() == 1 ? " host\n" : " hosts\n");
+    for (std::uint32_t i = 0; i < plan.hosts.size(); ++i) {
+        const Host& h = plan.hosts[i];
+        std::string ranks;
+        const std::vector<std::uint32_t> mine = plan.ranks_of(i);
+        for (std::size_t k = 0; k < mine.size();) {
+            std::size_t run = k;
+            while (run + 1 < mine.size() && mine[run + 1] == mine[run] + 1) ++run;
+            if (!ranks.empty()) ranks += ",";
+            ranks += std::to_string(mine[k]);
+            if (run > k) ranks += "-" + std::to_string(mine[run]);
+            k = run + 1;
+        }
+        out += "  host " + std::to_string(i) + " " + h.name + (h.local ? " (this machine)" : "") + ": slots " +
+               std::to_string(h.slots) + ", ranks " + ranks + "\n";
+    }
+    return out;
+}
+
 }  // namespace ftmpi::mpirun

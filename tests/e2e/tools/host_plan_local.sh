@@ -33,4 +33,8 @@ run 4 --hostfile "$T/hosts" hostname
 # Inside a Slurm allocation of this one node: its tasks per node give the slots.
 SLURM_JOB_NODELIST=$me SLURM_TASKS_PER_NODE=3 run 3 hostname
 SLURM_JOB_NODELIST=$me SLURM_TASKS_PER_NODE=3 run 2 --host localhost:2 hostname  # flags win
+# --display-map names the one merged host with its slots and ranks.
+timeout -s KILL 60 "$bin/mpirun" --display-map --host "localhost:2,$me" -n 4 true >"$T/out" 2>"$T/err" ||
+  fail "mpirun --display-map: exit $?"
+grep -qx '  host 0 localhost (this machine): slots 3, ranks 0-3' "$T/err" || fail "--display-map"
 echo "host plan (local) OK"

@@ -232,6 +232,12 @@ TEST_CASE("placement: by slot, by node, wrap-around, unused hosts dropped") {
     CHECK(p.local_index() == 1u);
     CHECK(p.host_of_rank == std::vector<std::uint32_t>{0, 1});
 
+    p = place_ranks({{"a", 2, false}, {"me", 3, true}}, 9, MapBy::slot);
+    CHECK(describe_placement(p) ==
+          "ftmpi: 9 ranks on 2 hosts\n"
+          "  host 0 a: slots 2, ranks 0-1,5-6\n"
+          "  host 1 me (this machine): slots 3, ranks 2-4,7-8\n");
+
     p = place_ranks({}, 4, MapBy::node);  // no host named: this machine
     REQUIRE(p.hosts.size() == 1);
     CHECK(p.hosts[0].local);
