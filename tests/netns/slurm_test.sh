@@ -9,10 +9,13 @@
 #     (--cpu-bind=none), and a second step on the same node starts while the first runs
 #     (--overlap; without it the second step is refused: measured);
 # If Slurm cannot be set up the test FAILS with the daemons' logs; it is never skipped.
-#   slurm_test.sh TESTS_BIN_DIR
+#   - mpirun inside the allocation takes its hosts (and slots) from Slurm and starts one daemon
+#     per node through srun, by default and with --launcher slurm; nothing is left on any host.
+#   slurm_test.sh TESTS_BIN_DIR BIN_DIR
 set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
 probe=$1/host_plan_probe
+mpirun=$2/mpirun
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3)
 trap 'bash "$here/hosts.sh" down' EXIT
@@ -24,7 +27,7 @@ conf=$(bash "$here/slurm.sh" env)
 on_login() { bash "$here/hosts.sh" exec "$login" env "$conf" "$@"; }
 # in_alloc SCRIPT: SCRIPT run by sh inside `salloc -N2` on the login host; $P is the probe.
 # --exclusive: the allocation holds every CPU of its nodes, which the daemon must keep.
-in_alloc() { on_login P="$probe" FTMPI_SHOULD_NOT_PASS=1 timeout 60 salloc -N2 --exclusive --quiet sh -c "$1"; }
+in_alloc() { on_login P="$probe" MPIRUN="$mpirun" FTMPI_SHOULD_NOT_PASS=1 timeout 60 salloc -N2 --exclusive --quiet sh -c "$1"; }
 
 # 1. Slurm's node list, expanded by mpirun's code and by Slurm's.
 out=$(in_alloc 'echo "$SLURM_JOB_NODELIST"; "$P" nodelist "$SLURM_JOB_NODELIST" | tr "\n" " "; echo;
@@ -60,4 +63,26 @@ out=$(in_alloc "t0=\$(date +%s%N); \"\$P\" launch slurm srun $n1 /bin/sleep 3 & 
 grep -qx second <<<"$out" || fail "the second step did not run: $out"
 ms=$(grep -o 'ms=[0-9]*' <<<"$out" | cut -d= -f2)
 [ "$ms" -lt 2800 ] || fail "the second step waited for the first (${ms} ms after the first started): no --overlap?"
+
+# 4. mpirun in the allocation (on the login host, outside it): 2 slots per node from
+#    SLURM_TASKS_PER_NODE, filled in order; srun chosen by itself, or asked for.
+ranks='sh -c "echo \$FTMPI_RANK \$(hostname)"'
+for args in "" "--launcher slurm" "--map-by node -n 3"; do
+  out=$(in_alloc "\"\$MPIRUN\" $args $ranks") || fail "salloc mpirun $args: exit $?"
+  map=$(sort -n <<<"$out" | awk '{print $2}' | tr '\n' ' ')
+  want="$n1 $n1 $n2 $n2 "
+  [ "$args" = "--map-by node -n 3" ] && want="$n1 $n2 $n1 "
+  [ "$map" = "$want" ] || fail "salloc mpirun $args: ranks on '$map', expected '$want' (output: $out)"
+done
+# Nothing of the jobs left: only Slurm's and munge's own processes and files remain.
+for host in "${names[@]}"; do
+  for pid in $(bash "$here/hosts.sh" procs "$host"); do
+    cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || continue
+    [[ -z "$cmd" || "$cmd" =~ ^(sleep\ infinity|munged|slurmctld|slurmd|slurmstepd|.*slurmscriptd) ]] ||
+      fail "left on $host: pid $pid $cmd"
+  done
+  files=$(bash "$here/hosts.sh" exec "$host" sh -c 'ls -A /dev/shm; ls -A /tmp' |
+          grep -v -E '^(munge\.sock.*|munged\..*|slurmctld.*|slurmd.*)$' || true)
+  [ -z "$files" ] || fail "left on $host (/dev/shm, /tmp): $files"
+done
 echo "slurm launcher OK"
