@@ -20,6 +20,7 @@ packages=(
   iproute2 util-linux                       # ip netns, nsenter, unshare: simulated hosts (tests/netns)
   python3                                   # tests/netns: TCP between simulated hosts
   slurmctld slurmd slurm-client munge       # tests/netns/slurm_test.sh: a real Slurm on simulated hosts
+  openssh-client openssh-server            # --launcher ssh (default); tests/netns/ssh_test.sh runs sshd
   procps                                    # ps/pgrep: tests check no process is left behind
   binutils                                  # readelf: wrapper tests check rpaths
 )
