@@ -1,6 +1,6 @@
 // libFuzzer harness for the control protocol's decoders: the stream decoder (FrameDecoder) and
 // every message decode() that the daemon, mpirun and the tools run on bytes from a peer
-// (messages.h, state.h, host_messages.h), plus the ranks' report datagram (decode_report).
+// (messages.h, state.h, host_messages.h, hub_messages.h), plus the ranks' report datagram (decode_report).
 //
 // Oracles beyond "no crash, no leak, no undefined behaviour" (ASan + UBSan):
 //  - the stream decoded in one piece and in small pieces yields the same frames and status;
@@ -16,6 +16,7 @@
 
 #include "ftmpi_proto/frame.h"
 #include "ftmpi_proto/host_messages.h"
+#include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/messages.h"
 #include "ftmpi_proto/state.h"
 
@@ -65,6 +66,12 @@ void decode_everything(const Frame& f) {
     round_trip<KillJob>(f.payload);
     round_trip<Heartbeat>(f.payload);
     round_trip<HostFailed>(f.payload);
+    round_trip<DaemonHello>(f.payload);
+    round_trip<JobSlice>(f.payload);
+    round_trip<FenceContribution>(f.payload);
+    round_trip<FenceResult>(f.payload);
+    round_trip<ProcsFailed>(f.payload);
+    round_trip<StdinChunk>(f.payload);
     round_trip_snapshot(f.payload);
     // And the type check itself: a frame of another type must be refused as wrong_type.
     LaunchJob lj;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ftmpi_proto/host_messages.h"
+#include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/job_auth_messages.h"
 #include "ftmpi_proto/messages.h"
 #include "ftmpi_proto/state.h"
@@ -73,6 +74,13 @@ void frame_seeds(const std::string& d) {
     put(d, "heartbeat", encode(Heartbeat{12345}));
     put(d, "host_failed", encode(HostFailed{1, "node2", HostLoss::heartbeat_timeout, {2, 3, 7}}));
     put(d, "job_table", encode(sample_snapshot()));
+    put(d, "daemon_hello", encode(DaemonHello{2, "node3", 999, "127.0.3.1"}));
+    put(d, "job_slice", encode(JobSlice{"job-1", "job-1-" + std::string(32, 'c'), std::string(64, 'd'), 1,
+                                        {"node1", "node2", "node3"}, {0, 1, 2, 1}, "127.0.2.1"}));
+    put(d, "fence_contribution", encode(FenceContribution{"*", 3, std::string("\x01\x02pmix", 6)}));
+    put(d, "fence_result", encode(FenceResult{"0,2", 3, true, "ab"}));
+    put(d, "procs_failed", encode(ProcsFailed{{1, 4}}));
+    put(d, "stdin_chunk", encode(StdinChunk{"input\n", true}));
     put(d, "query_state", encode_query_state(true));
     put(d, "stream", cat({hello, launch, exited, encode(KillJob{})}));
     CommReport rep;
