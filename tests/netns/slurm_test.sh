@@ -10,7 +10,8 @@
 #     (--overlap; without it the second step is refused: measured);
 # If Slurm cannot be set up the test FAILS with the daemons' logs; it is never skipped.
 #   - mpirun inside the allocation takes its hosts (and slots) from Slurm and starts one daemon
-#     per node through srun, by default and with --launcher slurm; nothing is left on any host.
+#     per node through srun, by default and with --launcher slurm, from the login host and from
+#     a job step on one of the nodes; nothing is left on any host.
 #   slurm_test.sh TESTS_BIN_DIR BIN_DIR
 set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
@@ -74,6 +75,13 @@ for args in "" "--launcher slurm" "--map-by node -n 3"; do
   [ "$args" = "--map-by node -n 3" ] && want="$n1 $n2 $n1 "
   [ "$map" = "$want" ] || fail "salloc mpirun $args: ranks on '$map', expected '$want' (output: $out)"
 done
+# 5. mpirun on a node of the allocation, inside a job step (as in a batch script's srun): that
+#    node's ranks run locally, the other node's through srun; the step's SLURM_TASKS_PER_NODE
+#    ("1") does not describe the job's 2 nodes, so the slots come from SLURM_JOB_CPUS_PER_NODE.
+out=$(in_alloc "srun -N1 -n1 --overlap --nodelist=$n1 \"\$MPIRUN\" $ranks") || fail "mpirun in a step: exit $?"
+map=$(sort -n <<<"$out" | awk '{print $2}' | tr '\n' ' ')
+[ "$map" = "$n1 $n1 $n2 $n2 " ] || fail "mpirun in a step on $n1: ranks on '$map' (output: $out)"
+
 # Nothing of the jobs left: only Slurm's and munge's own processes and files remain.
 for host in "${names[@]}"; do
   for pid in $(bash "$here/hosts.sh" procs "$host"); do

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <utility>
 #include <fstream>
 #include <sstream>
 
@@ -173,17 +174,32 @@ HostStatus collect_hosts(const Options& opts, std::vector<Host>& hosts, bool& fr
         why = "SLURM_JOB_NODELIST: " + why;
         return st;
     }
+    // Slots per node: the job's tasks per node. Inside a job step (mpirun started by srun),
+    // SLURM_TASKS_PER_NODE describes the step, not the job, and may not even cover every node
+    // (measured with Slurm 22.05: "1" for a 2-node job); the job's CPUs per node do.
+    const bool in_step = std::getenv("SLURM_STEP_ID") != nullptr;
+    const char* order[2] = {"SLURM_TASKS_PER_NODE", "SLURM_JOB_CPUS_PER_NODE"};
+    if (in_step) std::swap(order[0], order[1]);
     std::vector<std::uint32_t> tasks(names.size(), 1);
-    if (const char* t = std::getenv("SLURM_TASKS_PER_NODE"); t != nullptr && *t != '\0') {
-        if (HostStatus st = expand_slurm_tasks(t, tasks, why); st != HostStatus::ok) {
-            why = "SLURM_TASKS_PER_NODE: " + why;
+    std::string mismatch;
+    for (const char* var : order) {
+        const char* text = std::getenv(var);
+        if (text == nullptr || *text == '\0') continue;
+        std::vector<std::uint32_t> counts;
+        if (HostStatus st = expand_slurm_tasks(text, counts, why); st != HostStatus::ok) {
+            why = std::string(var) + ": " + why;
             return st;
         }
-        if (tasks.size() != names.size()) {
-            why = "SLURM_TASKS_PER_NODE gives " + std::to_string(tasks.size()) + " nodes, SLURM_JOB_NODELIST " +
-                  std::to_string(names.size());
-            return HostStatus::bad_syntax;
+        if (counts.size() == names.size()) {
+            tasks = std::move(counts);
+            mismatch.clear();
+            break;
         }
+        mismatch += std::string(mismatch.empty() ? "" : ", ") + var + " gives " + std::to_string(counts.size());
+    }
+    if (!mismatch.empty()) {
+        why = mismatch + " nodes, SLURM_JOB_NODELIST " + std::to_string(names.size());
+        return HostStatus::bad_syntax;
     }
     for (std::size_t i = 0; i < names.size(); ++i)
         if (HostStatus st = add_host(hosts, names[i], tasks[i], why); st != HostStatus::ok) return st;

@@ -61,7 +61,8 @@ HostStatus expand_slurm_tasks(std::string_view list, std::vector<std::uint32_t>&
                               std::string& why);
 
 // Every host of the job: --hostfile, then --host entries; with neither, the Slurm allocation
-// (SLURM_JOB_NODELIST, slots from SLURM_TASKS_PER_NODE, else 1) if mpirun runs inside one;
+// (SLURM_JOB_NODELIST; slots from SLURM_TASKS_PER_NODE, or SLURM_JOB_CPUS_PER_NODE inside a job
+// step or when the former does not cover every node; else 1) if mpirun runs inside one;
 // else empty (the local host alone). Duplicates merge (slots add); every spelling of this
 // machine merges into one local host. `from_slurm` tells whether the Slurm allocation was used.
 HostStatus collect_hosts(const Options& opts, std::vector<Host>& hosts, bool& from_slurm,

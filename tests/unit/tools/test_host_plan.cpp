@@ -178,8 +178,11 @@ TEST_CASE("Slurm node lists and tasks per node") {
 }
 
 TEST_CASE("collect_hosts: flags first, else the Slurm allocation") {
-    EnvGuard g1("SLURM_JOB_NODELIST"), g2("SLURM_TASKS_PER_NODE"), g3("SLURM_NODELIST");
+    EnvGuard g1("SLURM_JOB_NODELIST"), g2("SLURM_TASKS_PER_NODE"), g3("SLURM_NODELIST"),
+        g4("SLURM_JOB_CPUS_PER_NODE"), g5("SLURM_STEP_ID");
     unsetenv("SLURM_NODELIST");
+    unsetenv("SLURM_JOB_CPUS_PER_NODE");
+    unsetenv("SLURM_STEP_ID");
     setenv("SLURM_JOB_NODELIST", "c[1-3]", 1);
     setenv("SLURM_TASKS_PER_NODE", "2(x2),1", 1);
     Options opts;
@@ -202,6 +205,25 @@ TEST_CASE("collect_hosts: flags first, else the Slurm allocation") {
     setenv("SLURM_TASKS_PER_NODE", "2", 1);  // 1 count for 3 nodes
     CHECK(collect_hosts(opts, hosts, from_slurm, why) == HostStatus::bad_syntax);
     CHECK(why.find("SLURM_TASKS_PER_NODE") != std::string::npos);
+    // Inside a step (mpirun under srun) the tasks are the step's: the job's CPUs count
+    // (Slurm 22.05 in a 2-node job: SLURM_TASKS_PER_NODE=1, SLURM_JOB_CPUS_PER_NODE=1(x2)).
+    setenv("SLURM_JOB_CPUS_PER_NODE", "4,2(x2)", 1);
+    REQUIRE(collect_hosts(opts, hosts, from_slurm, why) == HostStatus::ok);  // fallback
+    REQUIRE(hosts.size() == 3);
+    CHECK(hosts[0].slots == 4);
+    CHECK(hosts[2].slots == 2);
+    setenv("SLURM_TASKS_PER_NODE", "1(x3)", 1);
+    REQUIRE(collect_hosts(opts, hosts, from_slurm, why) == HostStatus::ok);
+    CHECK(hosts[0].slots == 1);  // outside a step: the tasks
+    setenv("SLURM_STEP_ID", "0", 1);
+    REQUIRE(collect_hosts(opts, hosts, from_slurm, why) == HostStatus::ok);
+    CHECK(hosts[0].slots == 4);  // inside: the job's CPUs first
+    unsetenv("SLURM_STEP_ID");
+    setenv("SLURM_JOB_CPUS_PER_NODE", "4", 1);
+    setenv("SLURM_TASKS_PER_NODE", "2", 1);
+    CHECK(collect_hosts(opts, hosts, from_slurm, why) == HostStatus::bad_syntax);
+    CHECK(why.find("SLURM_JOB_CPUS_PER_NODE gives 1") != std::string::npos);
+    unsetenv("SLURM_JOB_CPUS_PER_NODE");
     unsetenv("SLURM_TASKS_PER_NODE");
     setenv("SLURM_JOB_NODELIST", "c[1-", 1);
     CHECK(collect_hosts(opts, hosts, from_slurm, why) == HostStatus::bad_syntax);
