@@ -5,7 +5,8 @@
 // FTMPI_SHM_RING_KB must also be a power of two; another value keeps the default.
 // libfabric's own variables (FI_PROVIDER, FI_TCP_IFACE, FI_OFI_RXM_*, FI_LOG_LEVEL) apply as
 // usual; we default FI_PROVIDER to the chosen provider's names, FI_TCP_IFACE=lo,
-// FI_OFI_RXM_ENABLE_DYN_RBUF=0 and FI_OFI_RXM_SAR_LIMIT=16384 (see provider.cpp).
+// FI_OFI_RXM_ENABLE_DYN_RBUF=0, FI_OFI_RXM_SAR_LIMIT=16384 and FI_OFI_RXM_MSG_RX_SIZE/
+// _TX_SIZE=32 (see provider.cpp).
 #pragma once
 
 #include <string>
