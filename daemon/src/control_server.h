@@ -46,6 +46,8 @@ public:
     // loop: a long launch checks it between ranks so that a launcher killed mid-launch stops it.
     bool peer_gone(std::uint64_t client) const;
     bool ever_authenticated() const noexcept { return ever_authenticated_; }
+    // Closes at once, without flushing (a peer that stopped answering); the close handler runs.
+    void close_now(std::uint64_t client, const std::string& why) { drop(client, why); }
 
     static constexpr std::size_t kCongestedBytes = 4u << 20;
 

@@ -10,6 +10,7 @@
 #include "control_server.h"
 #include "core_binder.h"
 #include "event_loop.h"
+#include "hub_liveness.h"
 #include "ftmpi_proto/job_auth.h"
 #include "job_supervisor.h"
 #include "launcher_watch.h"
@@ -81,6 +82,9 @@ private:
     bool listening_ = false;
     proto::JobSecret job_secret_;   // --remote: read from stdin, zeroed after the handshake
     std::uint64_t hub_client_ = 0;  // --remote: the link to mpirun; its end is the daemon's end
+    // --remote: heartbeats to mpirun; its silence beyond the timeout ends the daemon like a
+    // closed link (self-fencing, hub_liveness.h).
+    std::unique_ptr<HubLiveness> hub_liveness_;
 };
 
 }  // namespace ftmpi::daemon

@@ -18,6 +18,7 @@
 
 #include "daemon.h"
 #include "ftmpi/debug_log.h"
+#include "ftmpi_proto/host_messages.h"
 #include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/job_auth.h"
 #include "ftmpi_proto/tcp_link.h"
@@ -117,6 +118,19 @@ Status Daemon::connect_to_hub(std::string& why) {
     }
     hub_client_ = control_->adopt(fd);
     FTMPID_INFO("connected to mpirun at %s as host %u", opts_.connect.c_str(), opts_.host_index);
+    proto::HeartbeatConfig beat;
+    if (opts_.heartbeat_period_ms > 0) beat.period = std::chrono::milliseconds(opts_.heartbeat_period_ms);
+    if (opts_.heartbeat_timeout_ms > 0) beat.timeout = std::chrono::milliseconds(opts_.heartbeat_timeout_ms);
+    hub_liveness_ = std::make_unique<HubLiveness>(
+        loop_, beat, [this](std::vector<std::uint8_t> frame) { control_->send(hub_client_, std::move(frame)); },
+        [this, timeout_ms = static_cast<long long>(beat.timeout.count())](std::chrono::milliseconds silence) {
+            // Self-fencing: cut off from mpirun, this host's ranks must not go on alone. Closing
+            // the link takes the closed-link path: kill the ranks, remove the files, exit.
+            FTMPID_WARN("mpirun silent for %lld ms (heartbeat timeout %lld ms): killing this host's ranks and "
+                        "exiting", static_cast<long long>(silence.count()),
+                        timeout_ms);
+            control_->close_now(hub_client_, "mpirun fell silent");
+        });
     return Status::ok;
 }
 
@@ -138,6 +152,33 @@ void Daemon::on_hub_frame(std::uint64_t client, proto::Frame& f) {
         case proto::kProcsFailedType: {
             proto::ProcsFailed m;
             if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->remote_procs_failed(client, m);
+            break;
+        }
+        case proto::kHeartbeatType:
+            return;  // its arrival was the point (on_control_frame noted it)
+        case proto::kHostFailedType: {
+            proto::HostFailed m;
+            if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->host_failed(client, m);
+            break;
+        }
+        case proto::kSpawnPlaceType: {
+            proto::SpawnPlace m;
+            if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->spawn_place(client, m);
+            break;
+        }
+        case proto::kSpawnDoneType: {
+            proto::SpawnDone m;
+            if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->spawn_done(client, m);
+            break;
+        }
+        case proto::kModexRequestType: {
+            proto::ModexRequest m;
+            if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->modex_request(client, m);
+            break;
+        }
+        case proto::kModexReplyType: {
+            proto::ModexReply m;
+            if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->modex_reply(client, m);
             break;
         }
         case proto::kStdinChunkType: {

@@ -13,7 +13,10 @@ HubLiveness::~HubLiveness() {
     if (timer_ != 0) loop_.cancel_timer(timer_);
 }
 
-void HubLiveness::heard() { clock_.heard(EventLoop::Clock::now()); }
+void HubLiveness::heard() {
+    heard_once_ = true;
+    clock_.heard(EventLoop::Clock::now());
+}
 
 void HubLiveness::arm() {
     const auto now = EventLoop::Clock::now();
@@ -26,6 +29,10 @@ void HubLiveness::arm() {
 
 void HubLiveness::tick() {
     const auto now = EventLoop::Clock::now();
+    // mpirun starts its heartbeats with the launch, after every daemon connected (which may
+    // take longer than the timeout): the silence counts from its first frame. Before that a
+    // lost mpirun shows as a closed link, and a daemon never launched ends by itself.
+    if (!heard_once_) clock_.heard(now);
     if (clock_.expired(now)) {
         if (!lost_reported_) {
             lost_reported_ = true;

@@ -39,6 +39,7 @@ private:
     std::uint64_t timer_ = 0;
     std::uint64_t seq_ = 0;
     bool lost_reported_ = false;
+    bool heard_once_ = false;
 };
 
 }  // namespace ftmpi::daemon

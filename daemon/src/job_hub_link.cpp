@@ -54,10 +54,41 @@ void JobSupervisor::report_failure_to_hub(Job& job, const RankProc& rank) {
 void JobSupervisor::remote_procs_failed(std::uint64_t client, const proto::ProcsFailed& failed) {
     Job* job = job_for_client(client);
     if (job == nullptr || !job->slice || job->phase != JobPhase::running) return;
+    const std::vector<std::uint32_t> newly = mark_remote_failed(*job, failed.ranks);
+    if (newly.empty()) return;
+    FTMPI_DLOG("failure", "ftmpid: job %s: %zu process(es) of other hosts failed", job->id.c_str(), newly.size());
+    FTMPID_INFO("job %s: %zu process(es) on another host failed (first %u); telling this host's processes",
+                job->id.c_str(), newly.size(), newly[0]);
+    (void)pmix_.notify_procs_aborted(job->pmix_nspace, newly, job->event_seal);
+}
+
+// A whole host was lost (mpirun saw its link close or fall silent): every process it ran is
+// failed, and this host's processes hear it in ONE event, so they repair once.
+void JobSupervisor::host_failed(std::uint64_t client, const proto::HostFailed& lost) {
+    Job* job = job_for_client(client);
+    if (job == nullptr || !job->slice || job->phase != JobPhase::running) return;
+    if (lost.host_index == job->slice->host_index) {
+        // mpirun believes this host is gone (it stopped hearing us): whatever we do now, the
+        // others have given our ranks up. Never go on alone: end our part (self-fencing).
+        FTMPID_WARN("job %s: mpirun declared this host (%s) lost; killing its ranks", job->id.c_str(),
+                    lost.hostname.c_str());
+        proto::JobEnded end;
+        end.exit_code = 1;
+        end.reason = proto::JobEndReason::killed;
+        end.message = "this host was declared lost";
+        return start_kill(*job, std::move(end));
+    }
+    const std::vector<std::uint32_t> newly = mark_remote_failed(*job, lost.ranks);
+    FTMPID_INFO("job %s: host %s lost (%s): %zu process(es) failed", job->id.c_str(), lost.hostname.c_str(),
+                proto::to_string(lost.cause), newly.size());
+    if (!newly.empty()) (void)pmix_.notify_procs_aborted(job->pmix_nspace, newly, job->event_seal);
+}
+
+std::vector<std::uint32_t> JobSupervisor::mark_remote_failed(Job& job, const std::vector<std::uint32_t>& ranks) {
     std::vector<std::uint32_t> newly;
-    for (std::uint32_t r : failed.ranks) {
-        if (r >= job->ranks.size()) continue;
-        RankProc& p = job->ranks[r];
+    for (std::uint32_t r : ranks) {
+        if (r >= job.ranks.size()) continue;
+        RankProc& p = job.ranks[r];
         if (!p.remote || p.exited) continue;  // our own processes are reaped here, not relayed
         p.exited = true;
         p.failed = true;
@@ -65,13 +96,9 @@ void JobSupervisor::remote_procs_failed(std::uint64_t client, const proto::Procs
         newly.push_back(r);
     }
     bool local_alive = false;
-    for (const RankProc& p : job->ranks) local_alive = local_alive || (!p.remote && !p.exited);
-    if (!local_alive) return;
-    FTMPI_DLOG("failure", "ftmpid: job %s: %zu process(es) of other hosts failed", job->id.c_str(), newly.size());
-    for (std::uint32_t r : newly) {
-        FTMPID_INFO("job %s: process %u on another host failed; telling this host's processes", job->id.c_str(), r);
-        (void)pmix_.notify_proc_aborted(job->pmix_nspace, r, job->event_seal);
-    }
+    for (const RankProc& p : job.ranks) local_alive = local_alive || (!p.remote && !p.exited);
+    if (!local_alive) newly.clear();  // nobody here to tell
+    return newly;
 }
 
 }  // namespace ftmpi::daemon

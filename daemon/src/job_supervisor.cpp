@@ -419,8 +419,11 @@ void JobSupervisor::handle_upcall(Upcall& u) {
             u.complete_with_data(PMIX_SUCCESS, std::move(u.data));
             return;
         case UpcallKind::direct_modex:
+            if (job != nullptr && job->slice) return forward_modex(*job, u);
             u.complete(PMIX_ERR_NOT_FOUND);  // no remote processes exist
             return;
+        case UpcallKind::modex_answer:
+            return modex_answer(u);
         case UpcallKind::notify_event:
             // Already answered on PMIx's thread (pmix_module.cpp); a client's event never
             // changes the daemon's view of the job: failures are what the daemon itself reaps.
@@ -428,6 +431,7 @@ void JobSupervisor::handle_upcall(Upcall& u) {
                          u.rank, u.status);
             return;
         case UpcallKind::spawn:
+            if (job != nullptr && job->slice && job->phase == JobPhase::running) return forward_spawn(*job, u);
             spawn_replacements(u);
             return;
         case UpcallKind::abort:
@@ -492,6 +496,7 @@ void JobSupervisor::finish(const std::string& job_id) {
         close_stdin(r);
         job_of_pid_.erase(r.pid);
     }
+    fail_pending_requests(job->id);
     // Fences still waiting for other hosts: nobody is left to wait for them.
     for (auto& [key, fence] : job->pending_fences) fence.complete(PMIX_ERR_COMM_FAILURE);
     job->pending_fences.clear();

@@ -14,6 +14,7 @@
 #include "control_server.h"
 #include "core_binder.h"
 #include "event_loop.h"
+#include "ftmpi_proto/host_messages.h"
 #include "job.h"
 #include "pmix_host.h"
 #include "upcall_queue.h"
@@ -32,6 +33,14 @@ public:
     void set_slice(std::uint64_t client, proto::JobSlice slice);
     void fence_result(std::uint64_t client, proto::FenceResult result);
     void remote_procs_failed(std::uint64_t client, const proto::ProcsFailed& failed);
+    // A whole host of the job was lost (host_messages.h): one event for all its processes.
+    void host_failed(std::uint64_t client, const proto::HostFailed& lost);
+    // REBUILD across hosts (job_respawn.cpp): mpirun's placement of new processes, its answer
+    // to our spawn request, and direct-modex requests/replies relayed through it.
+    void spawn_place(std::uint64_t client, const proto::SpawnPlace& m);
+    void spawn_done(std::uint64_t client, const proto::SpawnDone& m);
+    void modex_request(std::uint64_t client, const proto::ModexRequest& m);
+    void modex_reply(std::uint64_t client, const proto::ModexReply& m);
     // mpirun's stdin for rank 0 (job_stdin.cpp). Never blocks the loop.
     void stdin_data(std::uint64_t client, const proto::StdinChunk& chunk);
     void kill_request(std::uint64_t client, proto::KillReason reason);
@@ -64,6 +73,14 @@ private:
     void forward_fence(Job& job, Upcall& u);
     // Tells mpirun that a local process failed while the job goes on (it tells the others).
     void report_failure_to_hub(Job& job, const RankProc& rank);
+    // Marks other hosts' processes exited and failed; returns those newly marked, or nothing
+    // when no process of this host is left to tell.
+    std::vector<std::uint32_t> mark_remote_failed(Job& job, const std::vector<std::uint32_t>& ranks);
+    // Several hosts (job_respawn.cpp): a spawn or direct-modex upcall goes to mpirun and waits.
+    void forward_spawn(Job& job, Upcall& u);
+    void forward_modex(Job& job, Upcall& u);
+    void modex_answer(Upcall& u);
+    void fail_pending_requests(const std::string& job_id);
 
     // fork/exec of one process of the job (launch and REBUILD replacements).
     Status start_process(Job& job, RankProc& rank, const std::vector<std::string>& pmix_env,
@@ -96,6 +113,10 @@ private:
     std::uint64_t next_job_seq_ = 1;
     std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;
     std::unordered_map<std::uint64_t, proto::JobSlice> pending_slices_;
+    // Upcalls waiting for mpirun (several hosts), by our request number, with their job's id.
+    std::uint32_t next_request_ = 1;
+    std::unordered_map<std::uint32_t, std::pair<std::string, Upcall>> pending_spawns_;
+    std::unordered_map<std::uint32_t, std::pair<std::string, Upcall>> pending_modex_;
     std::unordered_map<pid_t, std::string> job_of_pid_;
     std::function<void()> on_job_finished_;
     std::string monitor_socket_;

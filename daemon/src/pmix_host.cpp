@@ -275,6 +275,37 @@ void PmixHost::deregister_job(const std::string& nspace) {
     if (done.wait() != PMIX_SUCCESS) FTMPID_WARN("deregistering namespace %s did not complete", nspace.c_str());
 }
 
+namespace {
+struct ModexAsk {
+    UpcallQueue* queue;
+    Upcall answer;
+};
+void on_local_modex(pmix_status_t status, char* data, size_t size, void* cbdata) noexcept {
+    auto* ask = static_cast<ModexAsk*>(cbdata);
+    try {
+        ask->answer.status = status;
+        if (data != nullptr) ask->answer.data.assign(data, data + size);
+        ask->queue->push(std::move(ask->answer));
+    } catch (...) {
+        // The asking host times out on its own (PMIx_Get's timeout).
+    }
+    delete ask;
+}
+}  // namespace
+
+void PmixHost::request_local_modex(const std::string& nspace, std::uint32_t rank, std::uint32_t request,
+                                   std::uint32_t origin_host) {
+    auto* ask = new ModexAsk{&queue_, Upcall{}};
+    ask->answer.kind = UpcallKind::modex_answer;
+    ask->answer.nspace = nspace;
+    ask->answer.rank = rank;
+    ask->answer.base = request;
+    ask->answer.count = origin_host;
+    pmix_proc_t proc = make_proc(nspace, rank);
+    pmix_status_t rc = PMIx_server_dmodex_request(&proc, on_local_modex, ask);
+    if (rc != PMIX_SUCCESS) on_local_modex(rc, nullptr, 0, ask);  // the callback will not run
+}
+
 Status PmixHost::notify_proc_aborted(const std::string& nspace, std::uint32_t dead_rank, const std::string& seal) {
     return notify_procs_aborted(nspace, std::vector<std::uint32_t>{dead_rank}, seal);
 }

@@ -59,6 +59,12 @@ public:
     Status notify_procs_aborted(const std::string& nspace, const std::vector<std::uint32_t>& dead_ranks,
                                 const std::string& seal);
 
+    // Several hosts: PMIx's packed data of our process `rank` (waiting until it committed it),
+    // for another host. The answer comes back through the queue as a modex_answer upcall
+    // carrying `request` (in base) and `origin_host` (in count).
+    void request_local_modex(const std::string& nspace, std::uint32_t rank, std::uint32_t request,
+                             std::uint32_t origin_host);
+
 private:
     UpcallQueue& queue_;
     bool initialized_ = false;

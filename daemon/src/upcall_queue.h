@@ -23,6 +23,9 @@ enum class UpcallKind : std::uint8_t {
     direct_modex,  // a request for a remote proc's data (none exist on a single host)
     notify_event,  // a client asked for an event to be propagated beyond this server
     spawn,         // REBUILD: `count` replacement processes from index `base`, `env` added
+    // Not from a client: PMIx's answer to PmixHost::request_local_modex (several hosts) with
+    // `data` of `rank`, for mpirun's request number `base` from host `count`.
+    modex_answer,
 };
 
 struct Upcall {

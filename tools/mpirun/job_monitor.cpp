@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 
 #include "failure_report.h"
 #include "ftmpi/debug_log.h"
+#include "host_failure.h"
 #include "ftmpi_proto/unix_socket.h"
 
 namespace ftmpi::mpirun {
@@ -112,6 +114,7 @@ bool JobMonitor::on_job_ended(std::size_t from, const proto::JobEnded& m, int& e
         return true;
     }
     s.ended = m;
+    if (liveness_) liveness_->forget(from);  // it closes its link next; nothing more to watch
     const bool deciding = m.reason == proto::JobEndReason::rank_failed || m.reason == proto::JobEndReason::aborted ||
                           m.reason == proto::JobEndReason::launch_failed ||
                           m.reason == proto::JobEndReason::daemon_shutdown;
@@ -139,17 +142,53 @@ bool JobMonitor::on_spoke_lost(std::size_t from, int& exit_code) {
         exit_code = forced_exit_ >= 0 ? forced_exit_ : 1;
         return true;
     }
-    // A host lost: its processes die with its daemon (self-fencing). Until host failures are
-    // survived (host-failure detection), the job ends.
-    say("ftmpi: lost connection to the daemon on host " + s.host_name + "; ending the job\n");
-    if (!decided_ && forced_exit_ < 0) {
-        proto::JobEnded end;
-        end.exit_code = 1;
-        end.reason = proto::JobEndReason::daemon_shutdown;
-        decided_ = end;
+    return on_host_lost(from, proto::HostLoss::link_closed, 0, exit_code);
+}
+
+bool JobMonitor::on_host_lost(std::size_t from, proto::HostLoss cause, long long silence_ms, int& exit_code) {
+    Spoke& s = spokes_[from];
+    s.open = false;
+    if (liveness_) liveness_->forget(from);
+    // A silent link may come back: the daemon must then see it closed (and fence itself off).
+    if (cause == proto::HostLoss::heartbeat_timeout) shutdown(s.fd, SHUT_RDWR);
+    if (s.ended) return false;
+    relay_->flush_partial();
+    proto::HostFailed lost;
+    lost.host_index = s.host;
+    lost.hostname = s.host_name;
+    lost.cause = cause;
+    lost.ranks = ranks_on_host(s.host, host_of_rank_);
+    bool others_alive = false;
+    for (std::size_t i = 0; i < spokes_.size(); ++i)
+        others_alive = others_alive || (i != from && spokes_[i].open && !spokes_[i].ended && spokes_[i].ranks_alive > 0);
+    const bool survive = comm_mode_ != proto::CommMode::abort && !killing_ && !decided_ && forced_exit_ < 0;
+    if (survive) {
+        // Every process of the host at once: each daemon tells its ranks in ONE event, so the
+        // application repairs once (its daemon, if alive but cut off, has fenced itself off).
+        say(format_host_loss(lost, comm_mode_, silence_ms));
+        const auto frame = proto::encode(lost);
+        for (std::size_t i = 0; i < spokes_.size(); ++i)
+            if (i != from && spokes_[i].open && !spokes_[i].ended) (void)proto::write_all(spokes_[i].fd, frame);
+        s.ranks_failed += s.ranks_alive;
+        if (!others_alive && !first_failure_) {
+            proto::RankExited none;  // nobody is left anywhere: the job failed
+            none.code = 1;
+            first_failure_ = none;
+        }
+    } else {
+        if (!killing_ && !decided_ && forced_exit_ < 0) say(format_host_loss(lost, proto::CommMode::abort, silence_ms));
+        else say("ftmpi: lost connection to the daemon on host " + s.host_name + "\n");
+        if (!decided_ && forced_exit_ < 0) {
+            proto::JobEnded end;
+            end.exit_code = 1;
+            end.reason = proto::JobEndReason::rank_failed;
+            end.message = "host " + s.host_name + " lost";
+            decided_ = end;
+        }
+        kill_others(from);
     }
     s.ranks_alive = 0;
-    kill_others(from);
+    respawn_.host_lost(spokes_, from);
     hub_->participants_changed(spokes_, true);
     for (const Spoke& other : spokes_)
         if (other.open && !other.ended) return false;
@@ -200,6 +239,32 @@ bool JobMonitor::handle_frame(std::size_t from, const proto::Frame& f, int& exit
         case proto::kProcsFailedType:
             if (hub_) relay_procs_failed(from, f);
             return false;
+        case proto::kHeartbeatType:
+            return false;  // its arrival was the point (run_loop noted it)
+        case proto::kSpawnRequestType: {
+            proto::SpawnRequest m;
+            if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok) {
+                if (killing_ || decided_) return false;  // the job is ending: no answer needed
+                respawn_.spawn_request(spokes_, from, std::move(m), host_of_rank_);
+            }
+            return false;
+        }
+        case proto::kSpawnStartedType: {
+            proto::SpawnStarted m;
+            if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok) respawn_.spawn_started(spokes_, from, m);
+            return false;
+        }
+        case proto::kModexRequestType: {
+            proto::ModexRequest m;
+            if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok)
+                respawn_.modex_request(spokes_, from, std::move(m), host_of_rank_);
+            return false;
+        }
+        case proto::kModexReplyType: {
+            proto::ModexReply m;
+            if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok) respawn_.modex_reply(spokes_, m);
+            return false;
+        }
         default:
             break;
     }
@@ -266,6 +331,7 @@ int JobMonitor::run(std::vector<Spoke> spokes, const std::vector<proto::JobSlice
                     const proto::LaunchJob& launch) {
     spokes_ = std::move(spokes);
     hub_.emplace(slices.at(0).host_of_rank);
+    host_of_rank_ = slices.at(0).host_of_rank;
     for (std::size_t i = 0; i < spokes_.size(); ++i)
         if (spokes_[i].host == slices[0].host_of_rank.at(0)) stdin_spoke_ = i;
     const auto launch_frame = proto::encode(launch);
@@ -279,6 +345,11 @@ int JobMonitor::run(std::vector<Spoke> spokes, const std::vector<proto::JobSlice
             kill_others(i);
             return 1;
         }
+    }
+    if (liveness_) {
+        const auto now = Clock::now();
+        for (std::size_t i = 0; i < spokes_.size(); ++i)
+            if (spokes_[i].remote) liveness_->watch(i, now);
     }
     return run_loop(launch);
 }
@@ -320,6 +391,18 @@ int JobMonitor::run_loop(const proto::LaunchJob& launch) {
         };
         if (!killing_) consider(timeout_at);
         consider(kill_deadline);
+        if (liveness_) {
+            // Heartbeats due go out now; a link silent beyond the timeout is a lost host.
+            for (std::size_t lost : liveness_->tick(now, [this](std::size_t i, const std::vector<std::uint8_t>& frame) {
+                     return spokes_[i].open && proto::write_all(spokes_[i].fd, frame) == proto::ProtoStatus::ok;
+                 })) {
+                int exit_code = 0;
+                const long long silent = liveness_->config().timeout.count();
+                if (spokes_[lost].open && on_host_lost(lost, proto::HostLoss::heartbeat_timeout, silent, exit_code))
+                    return exit_code;
+            }
+            consider(liveness_->next_deadline());
+        }
         fds.assign(1, pollfd{sigfd, POLLIN, 0});
         spoke_of.assign(1, 0);
         for (std::size_t i = 0; i < spokes_.size(); ++i) {
@@ -358,6 +441,7 @@ int JobMonitor::run_loop(const proto::LaunchJob& launch) {
                 if (on_spoke_lost(from, exit_code)) return exit_code;
                 continue;
             }
+            if (liveness_) liveness_->heard(from, Clock::now());
             s.decoder->feed(buf, static_cast<std::size_t>(n));
             for (;;) {
                 proto::Frame f;

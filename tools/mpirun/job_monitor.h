@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "fence_hub.h"
+#include "ftmpi_proto/host_messages.h"
+#include "host_liveness.h"
+#include "respawn_hub.h"
 #include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/messages.h"
 #include "output_relay.h"
@@ -33,6 +36,9 @@ public:
     // Several hosts: slices[i] goes to spokes[i] before the launch.
     int run(std::vector<Spoke> spokes, const std::vector<proto::JobSlice>& slices, const proto::LaunchJob& launch);
 
+    // Several hosts: heartbeats on the remote links (host_liveness.h). Call before run().
+    void set_heartbeat(proto::HeartbeatConfig config) { liveness_.emplace(config); }
+
     // The signalfd: readable when mpirun was interrupted (RemoteDaemons gives up on it).
     int signal_fd() const noexcept { return sigfd_; }
 
@@ -45,6 +51,9 @@ private:
     bool handle_frame(std::size_t from, const proto::Frame& f, int& exit_code);
     bool on_job_ended(std::size_t from, const proto::JobEnded& m, int& exit_code);
     bool on_spoke_lost(std::size_t from, int& exit_code);
+    // Several hosts: a host's link closed or fell silent. Its ranks are declared failed to the
+    // other daemons in one host_failed (ABORT mode: the job ends). True when the job is over.
+    bool on_host_lost(std::size_t from, proto::HostLoss cause, long long silence_ms, int& exit_code);
     void on_rank_exited(std::size_t from, const proto::RankExited& m);
     void relay_procs_failed(std::size_t from, const proto::Frame& f);
     void request_kill(proto::KillReason reason, int exit_code);
@@ -59,6 +68,9 @@ private:
     proto::CommMode comm_mode_ = proto::CommMode::abort;
     std::vector<Spoke> spokes_;
     std::optional<FenceHub> hub_;
+    std::optional<HostLiveness> liveness_;
+    RespawnHub respawn_;
+    std::vector<std::uint32_t> host_of_rank_;  // several hosts: the placement (index = rank)
     OutputRelay* relay_ = nullptr;
     bool killing_ = false;
     int forced_exit_ = -1;  // set when mpirun itself ended the job (timeout, signal)

@@ -3,6 +3,7 @@
 #include "options.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +14,7 @@ namespace ftmpi::mpirun {
 
 namespace {
 
-enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, display_map, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, help, version, unknown };
+enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, display_map, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, heartbeat_period, heartbeat_timeout, help, version, unknown };
 
 Opt lookup(const std::string& name) {
     if (name == "n" || name == "np" || name == "c") return Opt::nprocs;
@@ -30,6 +31,8 @@ Opt lookup(const std::string& name) {
     if (name == "msg-mode") return Opt::msg_mode;
     if (name == "tag-output") return Opt::tag_output;
     if (name == "timeout") return Opt::timeout;
+    if (name == "heartbeat-period") return Opt::heartbeat_period;
+    if (name == "heartbeat-timeout") return Opt::heartbeat_timeout;
     if (name == "help" || name == "h") return Opt::help;
     if (name == "version" || name == "V") return Opt::version;
     return Opt::unknown;
@@ -49,6 +52,12 @@ bool parse_count(const std::string& s, std::uint32_t& out) {
     return out > 0 && out <= kMaxProcs;
 }
 
+bool parse_ms(const std::string& s, std::chrono::milliseconds& out) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 7) return false;
+    out = std::chrono::milliseconds(std::strtol(s.c_str(), nullptr, 10));
+    return out.count() > 0;
+}
+
 bool parse_seconds(const std::string& s, double& out) {
     char* end = nullptr;
     errno = 0;
@@ -60,6 +69,7 @@ bool parse_seconds(const std::string& s, double& out) {
 
 ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why) {
     int i = 1;
+    bool heartbeat_period_given = false, heartbeat_timeout_given = false;
     for (; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--") {
@@ -184,12 +194,29 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
                     return ParseStatus::usage_error;
                 }
                 break;
+            case Opt::heartbeat_period:
+            case Opt::heartbeat_timeout: {
+                const bool period = opt == Opt::heartbeat_period;
+                if (!parse_ms(*value, period ? out.heartbeat.period : out.heartbeat.timeout)) {
+                    why = std::string("invalid --heartbeat-") + (period ? "period" : "timeout") + " '" + *value +
+                          "' (milliseconds, > 0)";
+                    return ParseStatus::usage_error;
+                }
+                (period ? heartbeat_period_given : heartbeat_timeout_given) = true;
+                break;
+            }
             case Opt::help: out.help = true; return ParseStatus::ok;
             case Opt::version: out.version = true; return ParseStatus::ok;
             case Opt::unknown: break;
         }
     }
     for (; i < argc; ++i) out.program.emplace_back(argv[i]);
+    // Host liveness (several hosts): flags beat FTMPI_HEARTBEAT_*_MS, which beat the defaults.
+    if (!heartbeat_period_given)
+        out.heartbeat.period = std::chrono::milliseconds(knobs::integer(knobs::Id::heartbeat_period_ms));
+    if (!heartbeat_timeout_given)
+        out.heartbeat.timeout = std::chrono::milliseconds(knobs::integer(knobs::Id::heartbeat_timeout_ms));
+    if (!proto::heartbeat_config_valid(out.heartbeat, why)) return ParseStatus::usage_error;
     if (out.program.empty()) {
         why = "no program to run (see --help)";
         return ParseStatus::usage_error;
@@ -247,6 +274,10 @@ void print_usage(const char* prog) {
         "  --msg-mode MODE         nop|reset|cont (env FTMPI_MSG_MODE)\n"
         "  --tag-output            prefix every output line with [rank]\n"
         "  --timeout S             kill the job after S seconds (exit code 124)\n"
+        "  --heartbeat-period MS   several hosts: heartbeat interval between mpirun and the\n"
+        "                          daemons (default 100; env FTMPI_HEARTBEAT_PERIOD_MS)\n"
+        "  --heartbeat-timeout MS  silence after which a host is declared failed and a cut-off\n"
+        "                          daemon kills its ranks (default 1000; FTMPI_HEARTBEAT_TIMEOUT_MS)\n"
         "  --help, --version\n"
         "Runs the job under ftmpid ($FTMPI_DAEMON_SOCKET or ${TMPDIR:-/tmp}/ftmpi-$UID/ftmpid.sock), starting\n"
         "a private daemon when none answers.\n"

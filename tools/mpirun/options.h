@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ftmpi_proto/heartbeat.h"
 #include "ftmpi_proto/modes.h"
 #include "host_plan.h"
 
@@ -27,6 +28,9 @@ struct Options {
     std::optional<proto::MsgMode> msg_mode;
     bool tag_output = false;
     double timeout_s = 0;  // 0: none
+    // --heartbeat-period/--heartbeat-timeout, else FTMPI_HEARTBEAT_*_MS, else the defaults;
+    // checked by heartbeat_config_valid (a bad pair is a usage error).
+    proto::HeartbeatConfig heartbeat;
     bool help = false;
     bool version = false;
     std::vector<std::string> program;  // program and its arguments

@@ -42,6 +42,8 @@ int run_on_several_hosts(const Options& opts, const Placement& plan, const Launc
     if (connect_back_address(opts.iface, remote.front().name, ropts.listen_addr, why) != HostStatus::ok)
         return fail(why);
     ropts.interrupt_fd = monitor.signal_fd();
+    ropts.heartbeat_period_ms = static_cast<int>(opts.heartbeat.period.count());
+    ropts.heartbeat_timeout_ms = static_cast<int>(opts.heartbeat.timeout.count());
     RemoteDaemons daemons;
     DaemonLink local;
     // The remote daemons start while the local one is reached: their start-ups overlap.
@@ -75,6 +77,7 @@ int run_on_several_hosts(const Options& opts, const Placement& plan, const Launc
         s.decoder = l.decoder.get();
         s.host = l.host_index;
         s.host_name = l.hostname;
+        s.remote = true;
         spokes.push_back(s);
         proto::JobSlice slice;
         slice.host_index = l.host_index;
@@ -101,6 +104,7 @@ int run_on_several_hosts(const Options& opts, const Placement& plan, const Launc
         slice.net_addr = addr;
     }
     FTMPI_DLOG("startup", "mpirun: launching %u ranks on %zu hosts", launch.nprocs, plan.hosts.size());
+    monitor.set_heartbeat(opts.heartbeat);
     const int code = monitor.run(std::move(spokes), slices, launch);
     daemons.close_and_reap();
     local.close_and_reap();

@@ -18,6 +18,7 @@ struct Spoke {
     std::uint32_t host = 0;                // index in the job's host list
     std::string host_name;                 // real host name (the daemon's hostname)
     bool open = true;                      // false once its connection closed
+    bool remote = false;                   // a TCP link to another host: watched by heartbeats
     std::optional<proto::JobEnded> ended;  // its job_ended, once received
     // Rank accounting for the exit rules over all hosts and for the fences.
     std::uint32_t ranks_alive = 0;         // placed here and not yet reported exited

@@ -38,7 +38,105 @@ void read_fields(WireReader& r, HostFailed& m) {
     for (std::uint32_t i = 0; i < n && r.status() == ProtoStatus::ok; ++i) m.ranks.push_back(r.u32());
 }
 
+void u32_list(WireWriter& w, const std::vector<std::uint32_t>& v) {
+    w.u32(static_cast<std::uint32_t>(v.size()));
+    for (std::uint32_t x : v) w.u32(x);
+}
+std::vector<std::uint32_t> u32_list(WireReader& r) {
+    const std::uint32_t n = r.u32();
+    std::vector<std::uint32_t> v;
+    for (std::uint32_t i = 0; i < n && r.status() == ProtoStatus::ok; ++i) v.push_back(r.u32());
+    return v;
+}
+
+void write_fields(WireWriter& w, const SpawnRequest& m) {
+    w.u32(m.origin_host);
+    w.u32(m.request);
+    w.u32(m.requester);
+    w.u32(m.base);
+    w.u32(m.count);
+    w.str_list(m.env);
+}
+void read_fields(WireReader& r, SpawnRequest& m) {
+    m.origin_host = r.u32();
+    m.request = r.u32();
+    m.requester = r.u32();
+    m.base = r.u32();
+    m.count = r.u32();
+    m.env = r.str_list();
+}
+
+void write_fields(WireWriter& w, const SpawnPlace& m) {
+    w.u32(m.origin_host);
+    w.u32(m.request);
+    w.u32(m.base);
+    u32_list(w, m.host_of_new);
+    w.str_list(m.env);
+}
+void read_fields(WireReader& r, SpawnPlace& m) {
+    m.origin_host = r.u32();
+    m.request = r.u32();
+    m.base = r.u32();
+    m.host_of_new = u32_list(r);
+    m.env = r.str_list();
+}
+
+void write_fields(WireWriter& w, const SpawnStarted& m) {
+    w.u32(m.origin_host);
+    w.u32(m.request);
+    w.boolean(m.ok);
+    w.str(m.message);
+}
+void read_fields(WireReader& r, SpawnStarted& m) {
+    m.origin_host = r.u32();
+    m.request = r.u32();
+    m.ok = r.boolean();
+    m.message = r.str();
+}
+
+void write_fields(WireWriter& w, const SpawnDone& m) {
+    w.u32(m.request);
+    w.boolean(m.ok);
+}
+void read_fields(WireReader& r, SpawnDone& m) {
+    m.request = r.u32();
+    m.ok = r.boolean();
+}
+
+void write_fields(WireWriter& w, const ModexRequest& m) {
+    w.u32(m.origin_host);
+    w.u32(m.request);
+    w.u32(m.rank);
+}
+void read_fields(WireReader& r, ModexRequest& m) {
+    m.origin_host = r.u32();
+    m.request = r.u32();
+    m.rank = r.u32();
+}
+
+void write_fields(WireWriter& w, const ModexReply& m) {
+    w.u32(m.origin_host);
+    w.u32(m.request);
+    w.i32(m.status);
+    w.str(m.data);
+}
+void read_fields(WireReader& r, ModexReply& m) {
+    m.origin_host = r.u32();
+    m.request = r.u32();
+    m.status = r.i32();
+    m.data = r.str();
+}
+
 bool consistent(const Heartbeat&) { return true; }
+// A job has at most 65535 processes.
+bool consistent(const SpawnRequest& m) { return m.count > 0 && std::uint64_t{m.base} + m.count <= kMaxRanks; }
+bool consistent(const SpawnPlace& m) {
+    return !m.host_of_new.empty() && std::uint64_t{m.base} + m.host_of_new.size() <= kMaxRanks;
+}
+bool consistent(const SpawnStarted&) { return true; }
+bool consistent(const SpawnDone&) { return true; }
+bool consistent(const ModexRequest&) { return true; }
+bool consistent(const ModexReply&) { return true; }
 // At most one job's worth of processes, each named once.
 bool consistent(const HostFailed& m) {
     if (m.ranks.size() > kMaxRanks) return false;
@@ -68,9 +166,19 @@ ProtoStatus decode_message(const Frame& f, M& out) {
 
 }  // namespace
 
-std::vector<std::uint8_t> encode(const Heartbeat& m) { return encode_message(m); }
-std::vector<std::uint8_t> encode(const HostFailed& m) { return encode_message(m); }
-ProtoStatus decode(const Frame& f, Heartbeat& out) { return decode_message(f, out); }
-ProtoStatus decode(const Frame& f, HostFailed& out) { return decode_message(f, out); }
+#define FTMPI_HOST_CODEC(M)                                                         \
+    std::vector<std::uint8_t> encode(const M& m) { return encode_message(m); }      \
+    ProtoStatus decode(const Frame& f, M& out) { return decode_message(f, out); }
+
+FTMPI_HOST_CODEC(Heartbeat)
+FTMPI_HOST_CODEC(HostFailed)
+FTMPI_HOST_CODEC(SpawnRequest)
+FTMPI_HOST_CODEC(SpawnPlace)
+FTMPI_HOST_CODEC(SpawnStarted)
+FTMPI_HOST_CODEC(SpawnDone)
+FTMPI_HOST_CODEC(ModexRequest)
+FTMPI_HOST_CODEC(ModexReply)
+
+#undef FTMPI_HOST_CODEC
 
 }  // namespace ftmpi::proto

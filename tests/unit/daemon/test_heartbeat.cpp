@@ -154,3 +154,59 @@ TEST_CASE("mpirun: a lost host's line names the host, the cause, its ranks and w
     CHECK(format_host_loss(m, CommMode::abort, 0) ==
           "ftmpi: host node-c lost (connection lost): rank 4 failed; ABORT mode: ending the job\n");
 }
+
+// ---- REBUILD across hosts (tools/mpirun/respawn_hub.h, host_messages.h) ----
+#include "respawn_hub.h"
+
+TEST_CASE("respawn: least loaded surviving host first, ties to the lower index", "[respawn]") {
+    using ftmpi::mpirun::RespawnHub;
+    using ftmpi::mpirun::Spoke;
+    std::vector<Spoke> spokes(3);
+    for (std::uint32_t i = 0; i < 3; ++i) spokes[i].host = 2 - i;  // spoke order is not host order
+    spokes[0].ranks_alive = 2;  // host 2
+    spokes[1].ranks_alive = 2;  // host 1
+    spokes[2].ranks_alive = 3;  // host 0
+    CHECK(RespawnHub::place(spokes, 1) == std::vector<std::uint32_t>{1});
+    CHECK(RespawnHub::place(spokes, 4) == std::vector<std::uint32_t>{1, 2, 0, 1});
+    spokes[1].open = false;  // host 1 lost
+    CHECK(RespawnHub::place(spokes, 2) == std::vector<std::uint32_t>{2, 0});
+    spokes[0].ended = JobEnded{};
+    spokes[2].open = false;
+    CHECK(RespawnHub::place(spokes, 1).empty());  // nobody left
+}
+
+TEST_CASE("respawn and modex messages round-trip; impossible ones are refused", "[messages]") {
+    SpawnRequest rq;
+    rq.origin_host = 1;
+    rq.request = 7;
+    rq.requester = 3;
+    rq.base = 6;
+    rq.count = 2;
+    rq.env = {"FTMPI_REPLACES=2,5", "FTMPI_REBUILD_PLAN=x"};
+    SpawnRequest rq2;
+    REQUIRE(decode(to_frame(encode(rq)), rq2) == ProtoStatus::ok);
+    CHECK((rq2.origin_host == 1 && rq2.request == 7 && rq2.requester == 3 && rq2.base == 6 && rq2.count == 2));
+    CHECK(rq2.env == rq.env);
+    rq.count = 0;
+    CHECK(decode(to_frame(encode(rq)), rq2) == ProtoStatus::malformed);
+    rq.count = 65535;  // base + count beyond the job limit
+    CHECK(decode(to_frame(encode(rq)), rq2) == ProtoStatus::malformed);
+
+    SpawnPlace pl;
+    pl.base = 6;
+    pl.host_of_new = {0, 1};
+    SpawnPlace pl2;
+    REQUIRE(decode(to_frame(encode(pl)), pl2) == ProtoStatus::ok);
+    CHECK(pl2.host_of_new == pl.host_of_new);
+    pl.host_of_new.clear();
+    CHECK(decode(to_frame(encode(pl)), pl2) == ProtoStatus::malformed);
+
+    ModexReply mr;
+    mr.origin_host = 2;
+    mr.request = 9;
+    mr.status = kModexNotFound;
+    mr.data = std::string("\0\1\2", 3);
+    ModexReply mr2;
+    REQUIRE(decode(to_frame(encode(mr)), mr2) == ProtoStatus::ok);
+    CHECK((mr2.origin_host == 2 && mr2.request == 9 && mr2.status == kModexNotFound && mr2.data == mr.data));
+}

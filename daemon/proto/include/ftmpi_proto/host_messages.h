@@ -8,6 +8,21 @@
 //                                           every rank it ran, in ONE message to every
 //                                           surviving daemon, which tells its local ranks in
 //                                           ONE sealed PMIx event (PmixHost::notify_procs_aborted)
+//
+// REBUILD across hosts: a process asks its daemon for replacements (PMIx spawn); the daemon
+// does not start them itself but asks mpirun, which knows every host's load:
+//   daemon -> mpirun   spawn_request        (base, count, the FTMPI_ entries of their environment)
+//   mpirun -> daemons  spawn_place          every open daemon learns where each new process runs
+//                                           (least loaded surviving host first); the chosen ones
+//                                           start theirs, the others record them as remote
+//   daemon -> mpirun   spawn_started        a chosen daemon's result
+//   mpirun -> daemon   spawn_done           to the requester's daemon once all answered: the
+//                                           PMIx spawn completes
+// A replacement publishes its address without a fence, so a process on another host gets it by
+// PMIx direct modex, which the daemons forward through mpirun:
+//   daemon -> mpirun -> owner's daemon   modex_request (rank)
+//   owner's daemon -> mpirun -> daemon   modex_reply   (PMIx's packed data of that rank)
+// mpirun fills in `origin_host` when it relays, so each answer finds its way back.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +36,12 @@ namespace ftmpi::proto {
 
 inline constexpr std::uint16_t kHeartbeatType = 0x0320;
 inline constexpr std::uint16_t kHostFailedType = 0x0321;
+inline constexpr std::uint16_t kSpawnRequestType = 0x0322;
+inline constexpr std::uint16_t kSpawnPlaceType = 0x0323;
+inline constexpr std::uint16_t kSpawnStartedType = 0x0324;
+inline constexpr std::uint16_t kSpawnDoneType = 0x0325;
+inline constexpr std::uint16_t kModexRequestType = 0x0326;
+inline constexpr std::uint16_t kModexReplyType = 0x0327;
 
 struct Heartbeat {
     static constexpr std::uint16_t kType = kHeartbeatType;
@@ -42,10 +63,72 @@ struct HostFailed {
     std::vector<std::uint32_t> ranks;   // process indices (PMIx ranks) that ran there, sorted
 };
 
+struct SpawnRequest {
+    static constexpr std::uint16_t kType = kSpawnRequestType;
+    std::uint32_t origin_host = 0;  // set by mpirun: the requester's host
+    std::uint32_t request = 0;      // the requester daemon's number for it
+    std::uint32_t requester = 0;    // process index that asked
+    std::uint32_t base = 0;         // first new process index
+    std::uint32_t count = 0;
+    std::vector<std::string> env;   // FTMPI_* entries for the new processes
+};
+
+struct SpawnPlace {
+    static constexpr std::uint16_t kType = kSpawnPlaceType;
+    std::uint32_t origin_host = 0;
+    std::uint32_t request = 0;
+    std::uint32_t base = 0;
+    std::vector<std::uint32_t> host_of_new;  // index i: the host of process base + i
+    std::vector<std::string> env;
+};
+
+struct SpawnStarted {
+    static constexpr std::uint16_t kType = kSpawnStartedType;
+    std::uint32_t origin_host = 0;
+    std::uint32_t request = 0;
+    bool ok = false;
+    std::string message;  // why not
+};
+
+struct SpawnDone {
+    static constexpr std::uint16_t kType = kSpawnDoneType;
+    std::uint32_t request = 0;
+    bool ok = false;
+};
+
+struct ModexRequest {
+    static constexpr std::uint16_t kType = kModexRequestType;
+    std::uint32_t origin_host = 0;
+    std::uint32_t request = 0;
+    std::uint32_t rank = 0;  // whose data
+};
+
+inline constexpr std::int32_t kModexNotFound = -46;  // PMIX_ERR_NOT_FOUND (mpirun has no pmix.h)
+
+struct ModexReply {
+    static constexpr std::uint16_t kType = kModexReplyType;
+    std::uint32_t origin_host = 0;
+    std::uint32_t request = 0;
+    std::int32_t status = 0;  // a pmix_status_t
+    std::string data;         // PMIx's packed data, opaque
+};
+
 std::vector<std::uint8_t> encode(const Heartbeat& m);
 std::vector<std::uint8_t> encode(const HostFailed& m);
+std::vector<std::uint8_t> encode(const SpawnRequest& m);
+std::vector<std::uint8_t> encode(const SpawnPlace& m);
+std::vector<std::uint8_t> encode(const SpawnStarted& m);
+std::vector<std::uint8_t> encode(const SpawnDone& m);
+std::vector<std::uint8_t> encode(const ModexRequest& m);
+std::vector<std::uint8_t> encode(const ModexReply& m);
 // Fill `out` only on ok; wrong_type for another message; malformed for a bad field.
 ProtoStatus decode(const Frame& f, Heartbeat& out);
 ProtoStatus decode(const Frame& f, HostFailed& out);
+ProtoStatus decode(const Frame& f, SpawnRequest& out);
+ProtoStatus decode(const Frame& f, SpawnPlace& out);
+ProtoStatus decode(const Frame& f, SpawnStarted& out);
+ProtoStatus decode(const Frame& f, SpawnDone& out);
+ProtoStatus decode(const Frame& f, ModexRequest& out);
+ProtoStatus decode(const Frame& f, ModexReply& out);
 
 }  // namespace ftmpi::proto
