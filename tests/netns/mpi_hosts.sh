@@ -3,9 +3,9 @@
 # every test crosses hosts (with 6 ranks: host 1 runs 0 and 3, host 2 runs 1 and 4, host 3 runs
 # 2 and 5): point-to-point of every size up to 4 MiB (eager and rendezvous across hosts),
 # wildcard receives fed from both endpoints, probes, synchronous and buffered sends, persistent
-# requests, collectives, communicators split by host, MPI_Abort from another host, and a
-# SHRINK repair after a rank on another host is killed. After every program nothing may be left
-# on any host.
+# requests, collectives, communicators split by host, MPI_Abort from another host, SHRINK and
+# BLANK repairs after a rank on another host is killed, and REBUILD replacements reached across
+# hosts (direct modex). After every program nothing may be left on any host.
 #   mpi_hosts.sh GROUP TESTS_BIN_DIR MPIRUN_DIR      GROUP: p2p | coll | ft
 set -u
 GROUP=$1 TBIN=$2 BIN=$3
@@ -23,7 +23,8 @@ fail() { echo "FAIL [$NAME]: $*"; echo "--- output"; cat "$T/out"; exit 1; }
 run() {
     NAME=$1; local expect=$2 pattern=$3; shift 3
     local start; start=$(date +%s%N)
-    PIDDIR=$T timeout -s KILL 100 bash "$here/hosts.sh" exec "${H[0]}" sh -c 'cd "$0" && exec "$@"' "$T" \
+    mkdir -p "$T/$NAME"  # PIDDIR of this run: kill markers and times of one program only
+    PIDDIR=$T/$NAME timeout -s KILL 100 bash "$here/hosts.sh" exec "${H[0]}" sh -c 'cd "$0" && exec "$@"' "$T" \
         "$BIN/mpirun" --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" --map-by node --timeout 90 "$@" \
         >"$T/out" 2>&1 </dev/null
     local rc=$? ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -37,7 +38,6 @@ run() {
         sleep 0.1
     done
     for h in "${H[@]}"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
-    rm -f "$T"/rank.* "$T"/killtime*
     echo "ok [$NAME] $ms ms"
 }
 
@@ -66,6 +66,10 @@ ft)
     # wait for it; they repair and sum over the repaired world.
     run ft_repair.shrink.recv 0 "ft_repair OK" -n 6 --comm-mode shrink "$TBIN/ft_repair" 4 recv
     run ft_repair.blank.anysource 0 "ft_repair OK" -n 6 --comm-mode blank "$TBIN/ft_repair" 1 anysource
+    # REBUILD: two ranks of host 2 killed one after the other; mpirun places each replacement
+    # and the other hosts reach it through the direct modex.
+    run ft_rebuild.two_on_host2 0 "ft_rebuild OK: sum 1440 after 20 iterations, 2 repair" -n 6 --comm-mode rebuild \
+        "$TBIN/ft_rebuild" 20 4@3 1@8
     ;;
 *) echo "unknown group $GROUP"; exit 2 ;;
 esac
