@@ -13,10 +13,12 @@
 //    With level 3 on, the XOR-group pieces (xor_groups.hpp) travel in the same Waitall and
 //    each member XORs the pieces it received into its parity afterwards.
 // 4. Files of level 4 when due.
-// 5. One allreduce of "my part completed". Collectives are atomic in ftmpi (SPEC 4.2): it
-//    succeeds on every survivor or fails on every survivor, and nobody enters it before its
-//    own copies were received. So when it succeeds, every copy of iteration k exists; when
-//    it fails, every survivor leaves slot k incomplete and recovery will not use it.
+// 5. One agreement (MPIX_Comm_agree) on "my part completed": it gives the same result to every
+//    survivor, and nobody enters it before its own copies were received. So when it succeeds,
+//    every copy of iteration k exists; when it fails, every survivor leaves slot k incomplete
+//    and recovery will not use it. A process that returned success has seen the decision that
+//    every other process gets, so a save that returned anywhere is never taken back.
+#include <mpi-ext.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -232,11 +234,17 @@ int save() {
   if (ok && disk_due)
     disk_ok = write_image_file(image_path(s.l4_dir, e.id, k, e.my_rank), slot.image);
 
-  // Called even when this process's part failed, so that a local problem (not a process
-  // failure) cannot leave the others waiting in the allreduce.
-  int flags[2] = {ok ? 1 : 0, disk_ok ? 1 : 0}, agreed[2] = {0, 0};
-  rc = MPI_Allreduce(flags, agreed, 2, MPI_INT, MPI_MIN, s.comm);
+  // The commit point, an agreement (bitwise AND of the flags) rather than an allreduce: once
+  // any process returns success from it the decision is made for all, so a save that returned
+  // anywhere is complete at every survivor, even if that process dies the next instant. (An
+  // ATOMIC allreduce gives the same outcome to the survivors only: one member may return from
+  // it, "settled", while the others are still inside and later fail it.) Called even when this
+  // process's part failed, so that a local problem (not a process failure) cannot leave the
+  // others waiting.
+  int flags = (ok ? 1 : 0) | (disk_ok ? 2 : 0);
+  rc = MPIX_Comm_agree(s.comm, &flags);
   if (rc != MPI_SUCCESS) return rc;
+  const bool agreed[2] = {(flags & 1) != 0, (flags & 2) != 0};
   if (!agreed[0]) return MPI_ERR_OTHER;  // a copy could not be sent; slot stays incomplete
 
   slot.complete = true;

@@ -15,7 +15,6 @@
  * "ckpt_restore UNRECOVERABLE as expected". */
 #include <ftckpt.h>
 #include <mpi.h>
-#include <mpi-ext.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,18 +35,6 @@ static char kill_point(const char *spec, int k) {
     int r, s;
     char when;
     if (sscanf(t, "%d@%c%d", &r, &when, &s) == 3 && r == wrank && s == k) return when;
-  }
-  return 0;
-}
-
-/* Whether some rank must die after save k. */
-static int anyone_dies_after(const char *spec, int k) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", spec);
-  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-    int r, s;
-    char when;
-    if (sscanf(t, "%d@%c%d", &r, &when, &s) == 3 && when == 'a' && s == k) return 1;
   }
   return 0;
 }
@@ -108,14 +95,6 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) data[i] = value(wrank, k, i);
     if (kill_point(kills, k) == 'd') FTCKPT_Test_kill_in_save(k);
     rc = FTCKPT_Save();
-    /* Victims "after save k" die only once save k returned everywhere: in ATOMIC mode a
-     * collective may return at one member (settled, ftmpi/CONSENSUS.md) while another is
-     * still inside it, and a victim dying then would make save k fail at a later victim,
-     * which would live on. The agreement ends once every member contributed to it. */
-    if (rc == MPI_SUCCESS && anyone_dies_after(kills, k)) {
-      int flag = 1;
-      rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
-    }
     if (rc == MPI_SUCCESS && kill_point(kills, k) == 'a') raise(SIGKILL);
   }
   if (rc == MPI_SUCCESS) rc = MPI_Barrier(MPI_COMM_WORLD); /* a kill after the last save */
