@@ -23,6 +23,7 @@ packages=(
   openssh-client openssh-server            # --launcher ssh (default); tests/netns/ssh_test.sh runs sshd
   procps                                    # ps/pgrep: tests check no process is left behind
   binutils                                  # readelf: wrapper tests check rpaths
+  gfortran                                  # Fortran bindings (fortran/), mpif90/mpifort
 )
 
 missing=()

@@ -1,0 +1,51 @@
+/* Shared by the generated and the hand-written Fortran wrappers (fortran/src/): the sentinels
+ * Fortran passes by address (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE), and the
+ * conversions of Fortran strings (blank padded, length passed as a hidden size_t argument).
+ * Handles need no table: ftmpi's C handles are integers (MPI_Comm_f2c and friends). */
+#ifndef FTMPI_FORTRAN_SUPPORT_H
+#define FTMPI_FORTRAN_SUPPORT_H
+
+#include <mpi.h>
+#include <mpi-ext.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/* Every wrapper is exported with gfortran's external name: lower case, one trailing '_'. */
+#pragma GCC visibility push(default)
+
+/* The common blocks of mpif.h (COMMON /MPI_FORTRAN_BOTTOM/ MPI_BOTTOM, ...). Defined here, so
+ * every Fortran program unit shares the library's copy and a wrapper recognises the sentinel
+ * by comparing addresses, as MPICH and Open MPI do. */
+extern MPI_Fint mpi_fortran_bottom_;
+extern MPI_Fint mpi_fortran_in_place_;
+extern MPI_Fint mpi_fortran_st_ignore_[5];
+extern MPI_Fint mpi_fortran_sts_ignore_[5];
+
+#pragma GCC visibility pop
+
+/* Room for any string the C library hands out (MPI_MAX_INFO_VAL is the longest). */
+#define FTMPI_F_STRING_MAX (MPI_MAX_INFO_VAL + 1)
+
+/* A choice buffer as C wants it: MPI_BOTTOM is address 0, MPI_IN_PLACE the C sentinel. */
+static inline void *ftmpi_f_buffer(void *buf) {
+  if (buf == (void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (buf == (void *)&mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return buf;
+}
+
+/* A Fortran INTEGER status(MPI_STATUS_SIZE) has the C struct's layout (checked in
+ * fortran_support.c), so only the IGNORE sentinels need translating. */
+static inline MPI_Status *ftmpi_f_status(MPI_Fint *status) {
+  return status == mpi_fortran_st_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)status;
+}
+static inline MPI_Status *ftmpi_f_statuses(MPI_Fint *statuses) {
+  return statuses == mpi_fortran_sts_ignore_ ? MPI_STATUSES_IGNORE : (MPI_Status *)statuses;
+}
+
+/* A NUL-terminated copy of a Fortran string without its trailing blanks (free() it);
+ * NULL when out of memory. */
+char *ftmpi_f_string_in(const char *f, size_t len);
+/* Copies a C string into a Fortran one, truncated or blank padded to len. */
+void ftmpi_f_string_out(const char *c, char *f, size_t len);
+
+#endif /* FTMPI_FORTRAN_SUPPORT_H */
