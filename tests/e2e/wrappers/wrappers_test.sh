@@ -25,24 +25,28 @@ step_install() {
   cmake --install "$build" --prefix "$work/staging" >"$work/install.log"
   # Move the tree after installing: everything must follow it (wrappers, .pc, rpaths).
   mv "$work/staging" "$P"
-  for f in bin/mpicc bin/mpicxx lib/libftmpi.so include/mpi.h lib/pkgconfig/ftmpi.pc; do
+  for f in bin/mpicc bin/mpicxx bin/mpif90 bin/mpifort lib/libftmpi.so lib/libftmpi_fortran.so \
+           include/mpi.h include/mpif.h include/mpi.mod lib/pkgconfig/ftmpi.pc; do
     [ -e "$P/$f" ] || fail "missing $P/$f after install"
   done
   echo "installed into $P"
 }
 
-# The program must link libftmpi and find it through an rpath into the prefix.
+# The program must link libftmpi (LIB: libftmpi_fortran for Fortran programs, which reach
+# libftmpi through it) and find it through an rpath into the prefix.
 check_binary() {
-  local exe=$1 dyn
+  local exe=$1 lib=${2:-libftmpi} dyn
   dyn=$(readelf -d "$exe")
-  want "$dyn" "libftmpi.so" "$exe NEEDED"
+  want "$dyn" "$lib.so" "$exe NEEDED"
   want "$dyn" "$P/lib" "$exe RUNPATH"
   # ldd may show an unnormalised path (pkg-config's ${pcfiledir}/../..), so compare real paths.
-  local found
-  found=$(ldd "$exe" | awk '$1 ~ /^libftmpi\.so/ { print $3 }')
-  if [ -z "$found" ] || [ "$(readlink -f "$found")" != "$(readlink -f "$P/lib/libftmpi.so")" ]; then
-    fail "$exe resolves libftmpi.so to '$found', not $P/lib"
-  fi
+  local found l
+  for l in "$lib" libftmpi; do
+    found=$(ldd "$exe" | awk -v l="$l" '$1 ~ "^" l "\\.so" { print $3 }')
+    if [ -z "$found" ] || [ "$(readlink -f "$found")" != "$(readlink -f "$P/lib/$l.so")" ]; then
+      fail "$exe resolves $l.so to '$found', not $P/lib"
+    fi
+  done
 }
 
 step_compile() {
@@ -89,6 +93,23 @@ step_compile() {
   cc -Wall -Werror -o hello_pc "$src/hello.c" $pc
   for exe in hello_c hello_c2 hello_cxx hello_pc; do check_binary "$out/$exe"; done
 
+  # Fortran: both wrappers, the `mpi` module and mpif.h, flags like mpicc's plus the bindings.
+  local fw
+  for fw in mpif90 mpifort; do
+    show=$("$P/bin/$fw" -show hello.f90 -o hello)
+    want "$show" "-I$P/include" "$fw -show"; want "$show" "-lftmpi_fortran -lftmpi" "$fw -show"
+    want "$show" "-Wl,-rpath,$P/lib" "$fw -show"
+    [ "$("$P/bin/$fw" -showme:compile)" = "-I$P/include" ] || fail "$fw -showme:compile"
+    nowant "$("$P/bin/$fw" -show -c x.f90)" "-lftmpi" "$fw -show -c"
+    [ "$("$P/bin/$fw" --version)" = "$("$("$P/bin/$fw" -showme:command)" --version)" ] || fail "$fw --version"
+    "$P/bin/$fw" -Wall -Werror -o "hello_$fw" "$src/hello.f90"
+    check_binary "$out/hello_$fw" libftmpi_fortran
+  done
+  want "$(MPIFORT_FC=gfortran-12 "$P/bin/mpifort" -show x.f90)" "gfortran-12 -I$P/include" "MPIFORT_FC"
+  "$P/bin/mpif90" -c -Wall -Werror "$src/../fortran/hello_f77.f" -o hello_f77.o
+  "$P/bin/mpif90" hello_f77.o -o hello_f77
+  check_binary "$out/hello_f77" libftmpi_fortran
+
   # -lftckpt is ordinary linking; check it whenever the checkpoint library is installed.
   if [ -e "$P/lib/libftckpt.so" ]; then
     "$P/bin/mpicc" -o hello_ckpt "$src/hello_ckpt.c" -lftckpt
@@ -109,6 +130,15 @@ step_findmpi() {
         -DCMAKE_C_COMPILER="$P/bin/mpicc" -DCMAKE_CXX_COMPILER="$P/bin/mpicxx"
   cmake --build "$out/ascc"
   check_binary "$out/ascc/hello_c"; check_binary "$out/ascc/hello_cxx"
+  # Fortran (issue 19): the wrapper named explicitly, then found first in PATH (a system MPI's
+  # mpif90 may sit in /usr/bin; ours must win because it comes first).
+  cmake -S "$src/findmpi_fortran" -B "$out/fortran" -DEXPECT_PREFIX="$P" \
+        -DMPI_Fortran_COMPILER="$P/bin/mpifort"
+  cmake --build "$out/fortran"
+  check_binary "$out/fortran/hello_f" libftmpi_fortran
+  PATH="$P/bin:$PATH" cmake -S "$src/findmpi_fortran" -B "$out/fortran_path" -DEXPECT_PREFIX="$P"
+  cmake --build "$out/fortran_path"
+  check_binary "$out/fortran_path/hello_f" libftmpi_fortran
   echo "FindMPI checks passed"
 }
 
@@ -124,6 +154,10 @@ step_run() {
     [ "$got" = "$(for ((r = 0; r < n; r++)); do echo "hello from rank $r of $n"; done | sort)" ] \
       || fail "mpirun -n $n hello_c printed: $got"
   done
+  "$P/bin/mpifort" -o hello_f "$src/hello.f90"
+  got=$("$P/bin/mpirun" -n 2 ./hello_f | grep "^hello" | sort)
+  [ "$got" = "$(printf 'hello from Fortran rank 0 of 2\nhello from Fortran rank 1 of 2')" ] \
+    || fail "mpirun -n 2 hello_f printed: $got"
   got=$("$P/bin/mpirun" -n 2 ./hello_cxx | grep "^hello" | sort)
   [ "$got" = "$(printf 'hello from C++ rank 0 of 2\nhello from C++ rank 1 of 2')" ] \
     || fail "mpirun -n 2 hello_cxx printed: $got"
