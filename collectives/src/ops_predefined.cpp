@@ -78,29 +78,31 @@ FTMPI_VECTOR_CLONES void elementwise(const void* in, void* inout, std::size_t co
 }
 
 // The pair kinds, laid out exactly like the C structs MPICH describes (padding included).
-template <class V>
+// Fortran's MPI_2REAL and MPI_2DOUBLE_PRECISION keep the index in the value's type.
+template <class V, class I = int>
 struct Pair {
   V value;
-  int index;
+  I index;
 };
 
 // MAXLOC/MINLOC (MPI-1 4.9.3): the better value wins; on a tie the smaller index, which is
 // what makes the operation commutative. Only the two fields are written, never padding.
-template <class V, bool kMax>
+template <class V, bool kMax, class I = int>
 void pair_loc(const void* in, void* inout, std::size_t count) {
-  constexpr std::size_t kSize = sizeof(Pair<V>);
-  constexpr std::size_t kIdx = offsetof(Pair<V>, index);
+  using P = Pair<V, I>;  // (offsetof is a macro: no comma in its type argument)
+  constexpr std::size_t kSize = sizeof(P);
+  constexpr std::size_t kIdx = offsetof(P, index);
   const auto* a = static_cast<const unsigned char*>(in);
   auto* b = static_cast<unsigned char*>(inout);
   for (std::size_t i = 0; i < count; ++i, a += kSize, b += kSize) {
     const V av = load<V>(a), bv = load<V>(b);
-    const int ai = load<int>(a + kIdx), bi = load<int>(b + kIdx);
+    const I ai = load<I>(a + kIdx), bi = load<I>(b + kIdx);
     const bool a_better = kMax ? (bv < av) : (av < bv);
     if (a_better) {
       store<V>(b, av);
-      store<int>(b + kIdx, ai);
+      store<I>(b + kIdx, ai);
     } else if (!(av < bv) && !(bv < av) && ai < bi) {
-      store<int>(b + kIdx, ai);
+      store<I>(b + kIdx, ai);
     }
   }
 }
@@ -153,10 +155,10 @@ RawFn byte_fn(Op op) {
   }
 }
 
-template <class V>
+template <class V, class I = int>
 RawFn pair_fn(Op op) {
-  if (op == Op::maxloc) return &pair_loc<V, true>;
-  if (op == Op::minloc) return &pair_loc<V, false>;
+  if (op == Op::maxloc) return &pair_loc<V, true, I>;
+  if (op == Op::minloc) return &pair_loc<V, false, I>;
   return nullptr;
 }
 
@@ -185,6 +187,8 @@ RawFn lookup(Op op, Kind kind) {
     case Kind::two_int: return pair_fn<int>(op);
     case Kind::short_int: return pair_fn<short>(op);
     case Kind::long_double_int: return pair_fn<long double>(op);
+    case Kind::two_real: return pair_fn<float, float>(op);
+    case Kind::two_double: return pair_fn<double, double>(op);
   }
   return nullptr;
 }
@@ -216,6 +220,8 @@ std::size_t kind_size(Kind kind) {
     case Kind::two_int: return sizeof(Pair<int>);
     case Kind::short_int: return sizeof(Pair<short>);
     case Kind::long_double_int: return sizeof(Pair<long double>);
+    case Kind::two_real: return sizeof(Pair<float, float>);
+    case Kind::two_double: return sizeof(Pair<double, double>);
   }
   return 0;
 }

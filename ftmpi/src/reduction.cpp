@@ -30,6 +30,8 @@ bool kind_of(MPI_Datatype t, Kind* k) {
     case MPI_2INT: case MPI_2INTEGER: *k = Kind::two_int; return true;
     case MPI_SHORT_INT: *k = Kind::short_int; return true;
     case MPI_LONG_DOUBLE_INT: *k = Kind::long_double_int; return true;
+    case MPI_2REAL: *k = Kind::two_real; return true;
+    case MPI_2DOUBLE_PRECISION: *k = Kind::two_double; return true;
     default: return false;
   }
 }

@@ -1,6 +1,6 @@
 ! Collectives from Fortran: MPI_IN_PLACE (Allreduce, Reduce at the root), Fortran datatypes of
 ! every size (INTEGER, INTEGER8, REAL, REAL8, DOUBLE PRECISION, LOGICAL with LAND/LOR),
-! MAXLOC on MPI_2INTEGER, a user operation written in Fortran, Bcast, Gather, Allgather,
+! MAXLOC/MINLOC on MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION, a user operation written in Fortran, Bcast, Gather, Allgather,
 ! Alltoall, Scan, Exscan, Reduce_scatter_block.
 subroutine vec_max_abs(invec, inoutvec, len, datatype)
   implicit none
@@ -76,6 +76,16 @@ program collectives
   call MPI_Allreduce(MPI_IN_PLACE, pairs, 2, MPI_2INTEGER, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
   if (ierr /= MPI_SUCCESS .or. pairs(1, 2) /= 0 .or. pairs(2, 2) /= 0) call fail('MAXLOC')
   if (pairs(1, 1) /= maxval([(mod(i * 7, nprocs), i = 0, nprocs - 1)])) call fail('MAXLOC value')
+  ! MPI_2DOUBLE_PRECISION keeps the index as a DOUBLE PRECISION; MINLOC picks the lowest rank
+  ! on a tie.
+  d(1) = dble(mod(rank, 2))
+  d(2) = dble(rank)
+  call MPI_Allreduce(d, r8, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, MPI_COMM_WORLD, ierr)
+  if (ierr /= MPI_SUCCESS .or. r8(1) /= 0d0 .or. r8(2) /= 0d0) call fail('MINLOC 2DOUBLE_PRECISION')
+  r4 = [ real(rank), real(rank) ]
+  call MPI_Allreduce(MPI_IN_PLACE, r4, 1, MPI_2REAL, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
+  if (ierr /= MPI_SUCCESS .or. r4(1) /= real(nprocs - 1) .or. r4(2) /= real(nprocs - 1)) &
+    call fail('MAXLOC 2REAL')
 
   ! A user-defined operation written in Fortran.
   call MPI_Op_create(vec_max_abs, .true., op, ierr)

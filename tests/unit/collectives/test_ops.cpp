@@ -33,7 +33,8 @@ const Kind kIntegers[] = {Kind::c_signed_char, Kind::c_unsigned_char, Kind::c_sh
                           Kind::c_unsigned_long_long};
 const Kind kFloats[] = {Kind::c_float, Kind::c_double, Kind::c_long_double};
 const Kind kPairs[] = {Kind::float_int, Kind::double_int, Kind::long_int,
-                       Kind::two_int,   Kind::short_int,  Kind::long_double_int};
+                       Kind::two_int,   Kind::short_int,  Kind::long_double_int,
+                       Kind::two_real,  Kind::two_double};
 const Op kAllOps[] = {Op::max, Op::min, Op::sum,  Op::prod, Op::land,   Op::band,
                       Op::lor, Op::bor, Op::lxor, Op::bxor, Op::maxloc, Op::minloc};
 
@@ -80,6 +81,8 @@ TEST_CASE("pair kinds have the C struct layouts, padding included", "[ops]") {
   CHECK(kind_size(Kind::two_int) == 2 * sizeof(int));
   CHECK(kind_size(Kind::short_int) == sizeof(Pair<short>));
   CHECK(kind_size(Kind::long_double_int) == sizeof(Pair<long double>));
+  CHECK(kind_size(Kind::two_real) == 2 * sizeof(float));
+  CHECK(kind_size(Kind::two_double) == 2 * sizeof(double));
   CHECK(kind_size(Kind::c_long_double) == sizeof(long double));
   CHECK(kind_size(Kind::c_wchar) == sizeof(wchar_t));
 }
@@ -134,6 +137,20 @@ TEST_CASE("MAXLOC and MINLOC pick the value and, on ties, the lower index", "[op
     CHECK(b[i].value == min_val[i]);
     CHECK(b[i].index == min_idx[i]);
   }
+}
+
+TEST_CASE("Fortran MPI_2DOUBLE_PRECISION and MPI_2REAL: the index has the value's type", "[ops]") {
+  std::vector<double> in = {3.0, 7.0, 5.0, 1.0}, inout = {2.0, 1.0, 5.0, 4.0};  // (value, index)
+  Reduction mx;
+  REQUIRE(predefined_reduction(Op::maxloc, Kind::two_double, 2, &mx) == Status::ok);
+  mx.combine(in.data(), inout.data(), 2);
+  CHECK(inout == std::vector<double>{3.0, 7.0, 5.0, 1.0});
+  std::vector<float> fin = {1.0f, 2.0f}, finout = {1.5f, 3.0f};
+  Reduction mn;
+  REQUIRE(predefined_reduction(Op::minloc, Kind::two_real, 1, &mn) == Status::ok);
+  mn.combine(fin.data(), finout.data(), 1);
+  CHECK(finout == std::vector<float>{1.0f, 2.0f});
+  CHECK(predefined_reduction(Op::sum, Kind::two_double, 1, &mn) == Status::invalid);
 }
 
 TEST_CASE("pair results keep the receiving buffer's padding and work unaligned", "[ops]") {

@@ -42,6 +42,8 @@ enum class Kind {
   two_int,
   short_int,
   long_double_int,
+  two_real,    // Fortran MPI_2REAL: {float value, float index}, 8 bytes
+  two_double,  // Fortran MPI_2DOUBLE_PRECISION: {double value, double index}, 16 bytes
 };
 
 enum class Op { max, min, sum, prod, land, band, lor, bor, lxor, bxor, maxloc, minloc };
