@@ -26,6 +26,7 @@ MANUAL = {
     "MPI_Address", "MPI_Type_hvector", "MPI_Type_hindexed", "MPI_Type_struct",  # MPI-1: INTEGER addresses
     "MPI_Type_extent", "MPI_Type_lb", "MPI_Type_ub",
     "MPI_Buffer_detach",                                     # returns the buffer's address
+    "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome",  # Fortran indices start at 1
 }
 # No Fortran binding in the MPI standard.
 C_ONLY = {"MPI_Status_f2c", "MPI_Status_c2f"}

@@ -50,6 +50,16 @@ MANUAL_INTERFACES = [
     ("MPI_Type_lb", [("datatype", _I), ("displacement", _I), ("ierror", _I)]),
     ("MPI_Type_ub", [("datatype", _I), ("displacement", _I), ("ierror", _I)]),
     ("MPI_Buffer_detach", [("buffer_addr", _BUF), ("size", _I), ("ierror", _I)]),
+    ("MPI_Waitany", [("count", _I), ("array_of_requests", "integer, dimension(*)"), ("index", _I),
+                     ("status", "integer, dimension(MPI_STATUS_SIZE)"), ("ierror", _I)]),
+    ("MPI_Testany", [("count", _I), ("array_of_requests", "integer, dimension(*)"), ("index", _I),
+                     ("flag", _L), ("status", "integer, dimension(MPI_STATUS_SIZE)"), ("ierror", _I)]),
+    ("MPI_Waitsome", [("incount", _I), ("array_of_requests", "integer, dimension(*)"), ("outcount", _I),
+                      ("array_of_indices", "integer, dimension(*)"),
+                      ("array_of_statuses", "integer, dimension(MPI_STATUS_SIZE, *)"), ("ierror", _I)]),
+    ("MPI_Testsome", [("incount", _I), ("array_of_requests", "integer, dimension(*)"), ("outcount", _I),
+                      ("array_of_indices", "integer, dimension(*)"),
+                      ("array_of_statuses", "integer, dimension(MPI_STATUS_SIZE, *)"), ("ierror", _I)]),
 ]
 
 

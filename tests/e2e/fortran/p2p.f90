@@ -5,7 +5,7 @@ program p2p
   use mpi
   implicit none
   integer :: ierr, rank, nprocs, i, src, n, idx, peer
-  integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), reqs(4)
+  integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), reqs(4), indices(4)
   double precision :: a(100), b(100)
   integer :: ibuf(10), ibuf2(10)
   logical :: done
@@ -56,6 +56,7 @@ program p2p
   call MPI_Isend(ibuf, 10, MPI_INTEGER, peer, 9, MPI_COMM_WORLD, reqs(2), ierr)
   call MPI_Waitany(2, reqs, idx, MPI_STATUS_IGNORE, ierr)
   if (idx < 1 .or. idx > 2) call fail('Waitany index is 1-based')
+  if (reqs(idx) /= MPI_REQUEST_NULL) call fail('Waitany index names the completed request')
   done = .false.
   do while (.not. done)
     call MPI_Testall(2, reqs, done, MPI_STATUSES_IGNORE, ierr)
@@ -63,6 +64,22 @@ program p2p
   call MPI_Irecv(ibuf2, 10, MPI_INTEGER, src, 10, MPI_COMM_WORLD, reqs(1), ierr)
   call MPI_Isend(ibuf, 10, MPI_INTEGER, peer, 10, MPI_COMM_WORLD, reqs(2), ierr)
   call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+
+  ! Waitsome and Testsome: the indices are Fortran positions of completed (now null) requests.
+  call MPI_Irecv(ibuf2, 10, MPI_INTEGER, src, 13, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Irecv(n, 1, MPI_INTEGER, src, 14, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Isend(ibuf, 10, MPI_INTEGER, peer, 13, MPI_COMM_WORLD, reqs(3), ierr)
+  call MPI_Isend(rank, 1, MPI_INTEGER, peer, 14, MPI_COMM_WORLD, reqs(4), ierr)
+  idx = 0
+  do while (idx < 4)
+    call MPI_Waitsome(4, reqs, i, indices, statuses, ierr)
+    if (i == MPI_UNDEFINED) exit
+    call check_indices(indices(1:i))
+    idx = idx + i
+  end do
+  if (idx /= 4 .or. n /= src) call fail('Waitsome')
+  call MPI_Testsome(4, reqs, i, indices, MPI_STATUSES_IGNORE, ierr)
+  if (i /= MPI_UNDEFINED) call fail('Testsome with no active request')
 
   ! Sendrecv with MPI_STATUS_IGNORE; Probe then Recv of the probed size.
   call MPI_Sendrecv(rank, 1, MPI_INTEGER, peer, 11, n, 1, MPI_INTEGER, src, 11, &
@@ -85,6 +102,15 @@ program p2p
   call MPI_Finalize(ierr)
 
 contains
+  subroutine check_indices(ids)
+    integer, intent(in) :: ids(:)
+    integer :: k
+    do k = 1, size(ids)
+      if (ids(k) < 1 .or. ids(k) > 4) call fail('Waitsome index is 1-based')
+      if (reqs(ids(k)) /= MPI_REQUEST_NULL) call fail('Waitsome index names a completed request')
+    end do
+  end subroutine check_indices
+
   subroutine fail(what)
     character(*), intent(in) :: what
     integer :: e
