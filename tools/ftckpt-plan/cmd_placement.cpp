@@ -8,6 +8,7 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
+#include "ftckpt/host_tolerance.hpp"
 #include "ftckpt/placement.hpp"
 #include "ftckpt/tolerance.hpp"
 
@@ -16,7 +17,8 @@ namespace ftckpt_plan {
 namespace {
 
 const char kHelp[] =
-    "usage: ftckpt-plan placement --n N --df DF --sd SD [--json]\n"
+    "usage: ftckpt-plan placement --n N --df DF --sd SD [--ranks-per-host R | --host-map LIST]\n"
+    "                             [--json]\n"
     "       ftckpt-plan placement --sweep [--n-max 128] [--df-max 4] [--sd-max 4]\n"
     "\n"
     "Copy j of process i at save k goes to (i + j*DF^(k mod SD) + k mod SD) mod N.\n"
@@ -25,19 +27,67 @@ const char kHelp[] =
     "paper's condition N > DF^SD + SD holds, and a smallest failure set that defeats the\n"
     "scheme. Also shows the worst case while a save overwrites the oldest slot in place.\n"
     "\n"
+    "  --ranks-per-host R  ranks 0..R-1 on host 0, R..2R-1 on host 1, ... (as --map-by slot)\n"
+    "  --host-map LIST     host of every rank, e.g. 0,0,1,1,2,2 (N entries)\n"
+    "             With several hosts no copy goes to its owner's host (the formula runs along\n"
+    "             a ring visiting the hosts round-robin, see ftmpi/ftckpt/README.md), and the\n"
+    "             tolerance is also given in whole hosts lost at once.\n"
     "  --json     print {\"n\":..,\"df\":..,\"sd\":..,\"mnf\":..,\"tolerated\":..,\"killing_set\":[..]}\n"
+    "             and, with hosts, \"hosts\":..,\"tolerated_hosts\":..,\"killing_hosts\":[..]\n"
     "  --sweep    for every DF <= df-max, SD <= sd-max and every N from DF^SD+SD+1 to\n"
     "             n-max, count the N where the paper's claim fails\n";
 
-void print_json(const ftckpt::Placement& pl, const ftckpt::Tolerance& t) {
+void print_json(const ftckpt::Placement& pl, const ftckpt::Tolerance& t,
+                const ftckpt::HostTolerance* ht) {
   // ordered_json: the keys stay in the documented order above.
-  const nlohmann::ordered_json j = {{"n", pl.n()},
-                                    {"df", pl.df()},
-                                    {"sd", pl.sd()},
-                                    {"mnf", ftckpt::paper_mnf(pl.df(), pl.sd())},
-                                    {"tolerated", t.tolerated},
-                                    {"killing_set", t.killing_set}};
+  nlohmann::ordered_json j = {{"n", pl.n()},
+                              {"df", pl.df()},
+                              {"sd", pl.sd()},
+                              {"mnf", ftckpt::paper_mnf(pl.df(), pl.sd())},
+                              {"tolerated", t.tolerated},
+                              {"killing_set", t.killing_set}};
+  if (ht) {
+    j["hosts"] = ht->hosts;
+    j["tolerated_hosts"] = ht->tolerated;
+    j["killing_hosts"] = ht->killing_hosts;
+  }
   std::printf("%s\n", j.dump().c_str());
+}
+
+void print_hosts(const ftckpt::Placement& pl, const ftckpt::HostTolerance& ht, const std::vector<int>& map) {
+  std::printf("  hosts                       : %d (no copy on its owner's host%s)\n", pl.hosts(),
+              pl.hosts() > 1 ? "" : ": impossible with one host");
+  std::printf("  tolerated hosts (ring compl.): %d whole hosts lost at once\n", ht.tolerated);
+  std::printf("  smallest killing host set   :");
+  for (int h : ht.killing_hosts) std::printf(" %d", h);
+  std::printf(" (ranks");
+  for (int r : ht.killing_ranks) std::printf(" %d", r);
+  std::printf(")\n");
+  // The same hosts with formula (1) on the ranks, as without host awareness.
+  const ftckpt::Placement flat(pl.n(), pl.df(), pl.sd());
+  std::printf("  formula (1) on these hosts  : tolerates %d rank(s), %d whole host(s)\n",
+              ftckpt::compute_tolerance(flat).tolerated,
+              ftckpt::compute_host_tolerance(flat, map, ftckpt::all_phases(pl.sd())).tolerated);
+}
+
+// Host of every rank from --ranks-per-host or --host-map; empty without either.
+std::vector<int> host_map(const Args& args, long n) {
+  if (args.has("ranks-per-host") && args.has("host-map"))
+    throw UsageError("give --ranks-per-host or --host-map, not both");
+  std::vector<int> map;
+  if (args.has("ranks-per-host")) {
+    const long per = args.integer("ranks-per-host", 1);
+    if (per < 1 || per > n) throw UsageError("--ranks-per-host must be between 1 and N");
+    for (long r = 0; r < n; ++r) map.push_back(static_cast<int>(r / per));
+  } else if (args.has("host-map")) {
+    for (long h : args.integers("host-map")) {
+      if (h < 0 || h > 1000000) throw UsageError("--host-map: host numbers are 0..1000000");
+      map.push_back(static_cast<int>(h));
+    }
+    if (static_cast<long>(map.size()) != n)
+      throw UsageError("--host-map needs N entries, got " + std::to_string(map.size()));
+  }
+  return map;
 }
 
 void print_report(const ftckpt::Placement& pl, const ftckpt::Tolerance& t, double ms) {
@@ -112,7 +162,8 @@ int run_sweep(const Args& args) {
 }  // namespace
 
 int run_placement(const std::vector<std::string>& argv) {
-  Args args(argv, {"n", "df", "sd", "n-max", "df-max", "sd-max"}, {"json", "help", "sweep"});
+  Args args(argv, {"n", "df", "sd", "n-max", "df-max", "sd-max", "ranks-per-host", "host-map"},
+            {"json", "help", "sweep"});
   if (args.flag("help")) {
     std::fputs(kHelp, stdout);
     return 0;
@@ -125,15 +176,22 @@ int run_placement(const std::vector<std::string>& argv) {
       !ftckpt::Placement::valid_params(static_cast<int>(n), static_cast<int>(df),
                                        static_cast<int>(sd), &why))
     throw UsageError(why.empty() ? std::string("parameters out of range") : why);
-  ftckpt::Placement pl(static_cast<int>(n), static_cast<int>(df), static_cast<int>(sd));
+  const std::vector<int> hosts = host_map(args, n);
+  const ftckpt::Placement pl =
+      hosts.empty() ? ftckpt::Placement(static_cast<int>(n), static_cast<int>(df), static_cast<int>(sd))
+                    : ftckpt::Placement(static_cast<int>(n), static_cast<int>(df), static_cast<int>(sd), hosts);
   auto start = std::chrono::steady_clock::now();
   ftckpt::Tolerance t = ftckpt::compute_tolerance(pl);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                   .count();
-  if (args.flag("json"))
-    print_json(pl, t);
-  else
+  ftckpt::HostTolerance ht;
+  if (!hosts.empty()) ht = ftckpt::compute_host_tolerance(pl);
+  if (args.flag("json")) {
+    print_json(pl, t, hosts.empty() ? nullptr : &ht);
+  } else {
     print_report(pl, t, ms);
+    if (!hosts.empty()) print_hosts(pl, ht, hosts);
+  }
   return 0;
 }
 

@@ -159,6 +159,13 @@ int FTCKPT_Fetch(int old_rank, int id, void *buf, int count, MPI_Datatype type);
 /* Simultaneous failures the current (N, DF, SD) tolerates (exact). Local. */
 int FTCKPT_Tolerated(int *failures);
 
+/* Hosts of the current communicator and how many of them may fail at once (each taking all
+ * of its processes) with a consistent checkpoint surviving (exact). With several hosts no
+ * copy is placed on its owner's host; with one host *tolerated_hosts is 0. Hosts are told
+ * apart by MPI_Get_processor_name; after a FTCKPT_Recover the counts are the repaired
+ * communicator's. Local. */
+int FTCKPT_Tolerated_hosts(int *hosts, int *tolerated_hosts);
+
 /* Bytes this process holds for checkpoints (own images and copies of others). Local. */
 int FTCKPT_Memory_usage(long long *bytes);
 
@@ -187,6 +194,11 @@ int FTCKPT_Test_level_search(int rounds);
 /* Seconds the last FTCKPT_Recover spent choosing the level (after the communicator was
  * re-created, before any data moved) and the number of validation rounds it ran. Local. */
 int FTCKPT_Test_last_selection(double *seconds, int *rounds);
+
+/* Testing hook: this process names its host `name` instead of MPI_Get_processor_name's (NULL
+ * or "" restores it), so tests on one machine can place copies as on several hosts. Call
+ * before FTCKPT_Init, and before a REBUILD replacement's Init. Local. */
+int FTCKPT_Test_host_name(const char *name);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "ckpt_state.hpp"
+#include "ftckpt/host_tolerance.hpp"
 #include "ftckpt/tolerance.hpp"
+#include "hosts.hpp"
 #include "image.hpp"
 
 namespace ftckpt {
@@ -63,7 +65,7 @@ void update_reporter() {
   s.reporter = false;
 }
 
-int begin_epoch(bool at_init, int id) {
+int begin_epoch(bool at_init, int id, std::vector<int> hosts) {
   State& s = state();
   Epoch e;
   e.id = id;
@@ -85,6 +87,7 @@ int begin_epoch(bool at_init, int id) {
       if (!e.gap_at_start[r]) members.push_back(r);
     e.xor_groups = XorGroups(e.n, members, s.l3_group);
   }
+  e.hosts = std::move(hosts);
   const int n = e.n;
   s.epochs.push_back(std::move(e));
 
@@ -92,17 +95,24 @@ int begin_epoch(bool at_init, int id) {
   // member computes the same answer, so refusing is consistent without communication.
   // Gaps of a BLANK communicator are not counted against it: the number is for new failures
   // of a full communicator of this size.
+  // With several hosts the host tolerance counts whole hosts lost at once (host_tolerance.hpp).
   try {
-    Placement placement(n, s.df, s.sd);
+    const Placement placement = epoch_placement(s.epochs.back(), s.df, s.sd);
     s.tolerated = compute_tolerance(placement).tolerated;
+    s.hosts = placement.hosts();
+    s.tolerated_hosts = s.hosts > 1 ? compute_host_tolerance(placement).tolerated : 0;
   } catch (const std::exception& ex) {
     report("tolerance search failed: %s", ex.what());
     s.tolerated = 0;
+    s.tolerated_hosts = 0;
   }
   if (s.verbose)
     report("N=%d DF=%d SD=%d tolerates %d simultaneous failures (paper's MNF %d%s)", n, s.df,
            s.sd, s.tolerated, paper_mnf(s.df, s.sd),
            paper_condition_holds(n, s.df, s.sd) ? "" : ", its condition N > DF^SD+SD fails");
+  if (s.verbose && s.hosts > 1)
+    report("%d hosts: no copy on its owner's host; tolerates %d whole host(s) lost at once", s.hosts,
+           s.tolerated_hosts);
   if (s.verbose && s.l3_group > 0) {
     const XorGroups& xg = s.epochs.back().xor_groups;
     report("level 3: %d XOR group(s) of about %d; any one loss per group is rebuilt from parity",
@@ -220,7 +230,14 @@ int FTCKPT_Init(MPI_Comm comm, const FTCKPT_Config* cfg) {
   // when the application relaxed the collective mode of its own communicator.
   FTMPI_Comm_set_coll_mode(s.comm, FTMPI_COLL_MODE_ATOMIC);
   s.initialised = true;
-  if (int rc = begin_epoch(true, 0); rc != MPI_SUCCESS) {
+  // Every member's host (hosts.hpp). Gaps of a BLANK communicator keep 0.
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n), 0);
+  const std::uint64_t mine = my_host_key();
+  if (int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, s.comm); rc != MPI_SUCCESS) {
+    release_all();
+    return rc;
+  }
+  if (int rc = begin_epoch(true, 0, hosts_from_keys(keys)); rc != MPI_SUCCESS) {
     release_all();
     return rc;
   }
@@ -245,6 +262,14 @@ int FTCKPT_Tolerated(int* failures) {
   if (!state().initialised) return FTCKPT_ERR_STATE;
   if (!failures) return MPI_ERR_ARG;
   *failures = state().tolerated;
+  return MPI_SUCCESS;
+}
+
+int FTCKPT_Tolerated_hosts(int* hosts, int* tolerated_hosts) {
+  if (!state().initialised) return FTCKPT_ERR_STATE;
+  if (!hosts || !tolerated_hosts) return MPI_ERR_ARG;
+  *hosts = state().hosts;
+  *tolerated_hosts = state().tolerated_hosts;
   return MPI_SUCCESS;
 }
 

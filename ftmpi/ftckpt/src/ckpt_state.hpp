@@ -37,6 +37,7 @@ struct Epoch {
   int my_rank = -1;
   std::vector<char> gap_at_start;  // BLANK: ranks that were already gaps (own no data)
   std::vector<int> now;            // epoch rank -> current rank, -1 when lost (or a gap)
+  std::vector<int> hosts;          // epoch rank -> host number (hosts.hpp); empty: one host
   XorGroups xor_groups;            // level 3 over the members that own data (off when unused)
 };
 
@@ -98,6 +99,8 @@ struct State {
   std::int64_t next_k = 0;
   int seq = 0;                    // message generation, agreed at Init and every Recover
   int tolerated = 0;
+  int hosts = 1;                  // hosts of the current epoch
+  int tolerated_hosts = 0;        // whole hosts lost at once it survives (0 with one host)
   Recovery rec;
   std::int64_t kill_in_save = -1;
   bool kill_in_recover = false;
@@ -109,9 +112,10 @@ State& state();
 inline Epoch& current_epoch() { return state().epochs.back(); }
 Epoch* find_epoch(int id);
 
-// Makes epoch `id` from state().comm (after Init or a recovery) and recomputes the
-// tolerance for its size; warns (or, at Init with refuse set, fails) below the requirement.
-int begin_epoch(bool at_init, int id);
+// Makes epoch `id` from state().comm (after Init or a recovery) with host numbers `hosts`
+// (hosts.hpp; empty: one host) and recomputes the tolerance for its size and hosts; warns
+// (or, at Init with refuse set, fails) below the requirement.
+int begin_epoch(bool at_init, int id, std::vector<int> hosts);
 
 // Lowest rank of state().comm that is not a BLANK gap prints the reports from now on.
 void update_reporter();

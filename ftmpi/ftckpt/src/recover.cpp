@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "ckpt_state.hpp"
+#include "hosts.hpp"
 #include "ftckpt/level_select.hpp"
 #include "handoff.hpp"
 #include "image.hpp"
@@ -66,7 +67,7 @@ Candidate choose_from_topology() {
   // ones, and the newest files belong to one epoch (newest_file_of).
   for (auto e = s.epochs.rbegin(); e != s.epochs.rend(); ++e) {
     if (e->foreign) continue;  // this process holds nothing of it
-    const Placement placement(e->n, s.df, s.sd);
+    const Placement placement = epoch_placement(*e, s.df, s.sd);
     LevelQuery q;
     q.placement = &placement;
     q.last_saved = newest_complete(e->id);
@@ -169,6 +170,7 @@ constexpr long long kNone = LLONG_MIN;
 constexpr long long kNoKnowledge = INT_MAX;
 
 struct MetaResult {
+  std::vector<int> hosts;      // host number of every rank of the repaired comm (hosts.hpp)
   bool config_differs = false;
   bool everyone_knows = true;  // every member knows every kept epoch: no broadcast needed
   bool anyone_knows = true;
@@ -189,7 +191,12 @@ int exchange_meta(MetaResult* out) {
   long long newest = -1;
   for (const Slot& sl : s.slots)
     if (sl.complete) newest = std::max<long long>(newest, sl.k);
-  long long mine[kMetaCount], all[kMetaCount];
+  // After the fixed entries, one per rank of comm: its host key (hosts.hpp), 0 from others,
+  // so the MAX gives the new epoch's host map without a round of its own.
+  int n_now = 0;
+  MPI_Comm_size(s.comm, &n_now);
+  std::vector<long long> mine(static_cast<std::size_t>(kMetaCount) + n_now, 0), all(mine.size(), 0);
+  mine[kMetaCount + my_rank()] = static_cast<long long>(my_host_key());
   const long long first = first_known_epoch();
   mine[kSeq] = s.seq;
   mine[kNegNewest] = newest >= 0 ? -newest : kNone;
@@ -202,11 +209,13 @@ int exchange_meta(MetaResult* out) {
   mine[kNegFirstKnown] = -first;
   mine[kNegLeaderKey] = -((first << 31) | my_rank());
   mine[kMaxEpochId] = s.epochs.empty() ? -1 : s.epochs.back().id;
-  int n_now = 0;
-  MPI_Comm_size(s.comm, &n_now);
   mine[kMaxN] = n_now;
   for (const Epoch& e : s.epochs) mine[kMaxN] = std::max<long long>(mine[kMaxN], e.n);
-  if (int rc = MPI_Allreduce(mine, all, kMetaCount, MPI_LONG_LONG, MPI_MAX, s.comm); rc != MPI_SUCCESS) return rc;
+  if (int rc = MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_MAX, s.comm);
+      rc != MPI_SUCCESS)
+    return rc;
+  std::vector<std::uint64_t> keys(all.begin() + kMetaCount, all.end());
+  out->hosts = hosts_from_keys(keys);
   s.seq = static_cast<int>(all[kSeq]);
   out->config_differs = all[kDf] != -all[kNegDf] || all[kSd] != -all[kNegSd] || all[kL3] != -all[kNegL3] ||
                         all[kL4] != -all[kNegL4];
@@ -254,13 +263,13 @@ bool restore_own(const Epoch& e, const Candidate& best) {
 
 // No save had completed: nothing to roll back to, but the library starts afresh on the
 // repaired communicator (save numbers from 0), so the application can start over and save.
-int start_over(int epoch_id) {
+int start_over(int epoch_id, std::vector<int> hosts) {
   State& s = state();
   discard_after(-1, -1);
   s.next_k = 0;
   s.joining = false;
   s.recovering = false;
-  begin_epoch(false, epoch_id);
+  begin_epoch(false, epoch_id, std::move(hosts));
   return FTCKPT_ERR_NO_CHECKPOINT;
 }
 
@@ -298,7 +307,7 @@ int recover(int* iteration) {
   }
   if (!meta.anyone_knows) {
     report("nothing to recover: no process holds any checkpoint");
-    return start_over(meta.next_epoch_id);
+    return start_over(meta.next_epoch_id, meta.hosts);
   }
   if (meta.min_newest != meta.max_newest)
     report("survivors disagreed on the newest complete save (%lld..%lld); using the older", meta.min_newest,
@@ -334,7 +343,7 @@ int recover(int* iteration) {
     if (int rc = broadcast_decision(&d, meta.leader, meta.max_n); rc != MPI_SUCCESS) return rc;
   }
   const double select_seconds = seconds_now() - t_select;
-  if (d.status == FTCKPT_ERR_NO_CHECKPOINT) return start_over(meta.next_epoch_id);
+  if (d.status == FTCKPT_ERR_NO_CHECKPOINT) return start_over(meta.next_epoch_id, meta.hosts);
   if (d.status != MPI_SUCCESS) return d.status;
 
   // The recovered epoch: this process's own record when it was a member, else the
@@ -417,7 +426,7 @@ int recover(int* iteration) {
            best.level, e.n, lost.c_str());
   }
   // Saves from now on use the repaired communicator's numbering and size.
-  begin_epoch(false, meta.next_epoch_id);
+  begin_epoch(false, meta.next_epoch_id, std::move(meta.hosts));
   *iteration = static_cast<int>(best.k);
   return MPI_SUCCESS;
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "ckpt_state.hpp"
+#include "hosts.hpp"
 #include "image.hpp"
 
 namespace ftckpt {
@@ -169,7 +170,7 @@ int save() {
   s.rec.valid = false;  // the recovered iteration's slot may be reused from here on
   Epoch& e = current_epoch();
   const std::int64_t k = s.next_k;
-  const Placement placement(e.n, s.df, s.sd);
+  const Placement placement = epoch_placement(e, s.df, s.sd);
 
   Slot& slot = choose_slot();
   slot.k = k;

@@ -216,8 +216,21 @@ int main(int argc, char **argv) {
   FTCKPT_Config_default(&cfg);
   cfg.df = argc > 4 ? atoi(argv[4]) : 2;
   cfg.sd = argc > 5 ? atoi(argv[5]) : 2;
+  /* HEAT_RANKS_PER_HOST=R (tests on one machine): ranks 0..R-1 name their host fake-0,
+   * R..2R-1 fake-1, ...; ftckpt then keeps every copy off its owner's (fake) host. */
+  const char *per_host = getenv("HEAT_RANKS_PER_HOST");
+  if (per_host && atoi(per_host) > 0) {
+    char fake[32];
+    snprintf(fake, sizeof fake, "fake-%d", wrank / atoi(per_host));
+    FTCKPT_Test_host_name(fake);
+  }
   /* A replacement's Init is local; its data comes with its first Recover. */
   if (FTCKPT_Init(MPI_COMM_WORLD, &cfg) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
+  int hosts = 1, host_tol = 0, rank_tol = 0;
+  FTCKPT_Tolerated(&rank_tol);
+  if (FTCKPT_Tolerated_hosts(&hosts, &host_tol) == MPI_SUCCESS && hosts > 1 && wrank == 0)
+    printf("heat: %d hosts: ftckpt tolerates %d whole host(s) or %d process(es) lost at once\n", hosts, host_tol,
+           rank_tol), fflush(stdout); /* before a SIGKILL can drop the buffer */
   FTCKPT_Protect(1, &step, 1, MPI_INT);
   allocate_block();
   initial_rows(u + NX, lo, hi);

@@ -37,6 +37,8 @@ Placement::Placement(int n, int df, int sd) : n_(n), df_(df), sd_(sd) {
   std::string why;
   if (!valid_params(n, df, sd, &why)) throw std::invalid_argument(why);
   offsets_.resize(sd_);
+  ring_.resize(n_);
+  for (int r = 0; r < n_; ++r) ring_[r] = r;
   for (int p = 0; p < sd_; ++p) {
     std::int64_t step = pow_mod(df_, p, n_);
     for (int j = 1; j <= df_; ++j)
@@ -47,6 +49,7 @@ Placement::Placement(int n, int df, int sd) : n_(n), df_(df), sd_(sd) {
 int Placement::receiver(int i, int j, std::int64_t k) const {
   if (i < 0 || i >= n_ || j < 1 || j > df_ || k < 0)
     throw std::out_of_range("receiver: i, j or k out of range");
+  if (!table_.empty()) return table_[phase(k)][static_cast<std::size_t>(i) * df_ + (j - 1)];
   return static_cast<int>((i + offsets_[phase(k)][j - 1]) % n_);
 }
 
@@ -59,6 +62,7 @@ std::vector<int> Placement::holders(int i, std::int64_t k) const {
 
 std::vector<HeldCopy> Placement::copies_held_by(int r, std::int64_t k) const {
   if (r < 0 || r >= n_ || k < 0) throw std::out_of_range("copies_held_by: r or k out of range");
+  if (!held_.empty()) return held_[phase(k)][r];
   std::vector<HeldCopy> out;
   const auto& off = offsets_[phase(k)];
   for (int j = 1; j <= df_; ++j) {

@@ -11,49 +11,98 @@ namespace {
 // A placed closed group: phase p, owner i.
 using Placed = std::pair<int, int>;
 
-// Closed group offsets per phase: {0} + copy offsets, sorted, duplicates removed (a copy can
-// land on the owner or two copies on one node when N is small).
-std::vector<std::vector<int>> closed_group_offsets(const Placement& pl) {
-  std::vector<std::vector<int>> g(pl.sd());
-  for (int p = 0; p < pl.sd(); ++p) {
-    g[p] = pl.copy_offsets(p);
-    g[p].push_back(0);
-    std::sort(g[p].begin(), g[p].end());
-    g[p].erase(std::unique(g[p].begin(), g[p].end()), g[p].end());
+// Closed groups {i} + copies of i, as seen by the cluster search. Two shapes:
+//  * RingGroups: shift invariant along ring_order() (one host, or equal-sized hosts), so a
+//    group is offsets added to its owner's ring position and the first group can sit at
+//    position 0 (rotation symmetry);
+//  * TableGroups: any host-aware placement; explicit groups in rank space, and the first
+//    group must be tried at every owner.
+class RingGroups {
+ public:
+  explicit RingGroups(const Placement& pl) : n_(pl.n()), offsets_(pl.sd()) {
+    // {0} + copy offsets, sorted, duplicates removed (a copy can land on the owner or two
+    // copies on one node when N is small).
+    for (int p = 0; p < pl.sd(); ++p) {
+      auto& g = offsets_[p];
+      g = pl.copy_offsets(p);
+      g.push_back(0);
+      std::sort(g.begin(), g.end());
+      g.erase(std::unique(g.begin(), g.end()), g.end());
+    }
   }
-  return g;
-}
+  int n() const { return n_; }
+  int first_owners() const { return 1; }
+  int group_size(int p, int) const { return static_cast<int>(offsets_[p].size()); }
+  template <class F> void nodes(int p, int i, F f) const {
+    for (int g : offsets_[p]) f((i + g) % n_);
+  }
+  template <class F> void nodes_reversed(int p, int i, F f) const {
+    for (auto g = offsets_[p].rbegin(); g != offsets_[p].rend(); ++g) f((i + *g) % n_);
+  }
+  // Owners whose group for phase p contains node u: u - g.
+  template <class F> void owners_touching(int p, int u, F f) const {
+    for (int g : offsets_[p]) f(((u - g) % n_ + n_) % n_);
+  }
 
-std::vector<int> shifted(const std::vector<int>& offsets, int i, int n) {
-  std::vector<int> s;
-  s.reserve(offsets.size());
-  for (int d : offsets) s.push_back((i + d) % n);
-  std::sort(s.begin(), s.end());
-  return s;
-}
+ private:
+  int n_;
+  std::vector<std::vector<int>> offsets_;
+};
 
-std::vector<int> merged(const std::vector<int>& a, const std::vector<int>& b) {
-  std::vector<int> out;
-  out.reserve(a.size() + b.size());
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
+class TableGroups {
+ public:
+  explicit TableGroups(const Placement& pl)
+      : n_(pl.n()), groups_(pl.sd(), std::vector<std::vector<int>>(pl.n())),
+        touching_(pl.sd(), std::vector<std::vector<int>>(pl.n())) {
+    for (int p = 0; p < pl.sd(); ++p)
+      for (int i = 0; i < n_; ++i) {
+        auto& g = groups_[p][i];
+        g = pl.holders(i, p);
+        g.push_back(i);
+        std::sort(g.begin(), g.end());
+        g.erase(std::unique(g.begin(), g.end()), g.end());
+        for (int u : g) touching_[p][u].push_back(i);
+      }
+  }
+  int n() const { return n_; }
+  int first_owners() const { return n_; }
+  int group_size(int p, int i) const { return static_cast<int>(groups_[p][i].size()); }
+  template <class F> void nodes(int p, int i, F f) const {
+    for (int u : groups_[p][i]) f(u);
+  }
+  template <class F> void nodes_reversed(int p, int i, F f) const {
+    for (auto u = groups_[p][i].rbegin(); u != groups_[p][i].rend(); ++u) f(*u);
+  }
+  template <class F> void owners_touching(int p, int u, F f) const {
+    for (int i : touching_[p][u]) f(i);
+  }
+
+ private:
+  int n_;
+  std::vector<std::vector<std::vector<int>>> groups_;    // [phase][owner], sorted
+  std::vector<std::vector<std::vector<int>>> touching_;  // [phase][node] -> owners
+};
 
 // Branch and bound over overlap-connected clusters covering exactly the phases in `mask`.
 // The union is kept both as a list (to enumerate candidates) and as per-node multiplicities
 // (to count a candidate's new nodes without building the merged set).
+template <class Groups>
 class ClusterSearch {
  public:
-  ClusterSearch(const std::vector<std::vector<int>>& groups, int n, PhaseMask mask, int bound)
-      : groups_(groups), n_(n), mask_(mask), best_(bound), count_(n, 0), pos_(n, 0) {}
+  ClusterSearch(const Groups& groups, PhaseMask mask, int bound)
+      : groups_(groups), n_(groups.n()), mask_(mask), best_(bound), count_(n_, 0), pos_(n_, 0) {}
 
   // Returns true when a cluster smaller than the initial bound was found.
   bool run() {
     int first = __builtin_ctz(mask_);
     bool improved = false;
-    place(first, 0);  // shift invariance: the first group sits at owner 0
-    grow(PhaseMask{1} << first, improved);
-    unplace(first, 0);
+    // With shift invariance the first group sits at owner 0; otherwise at every owner.
+    for (int owner = 0; owner < groups_.first_owners(); ++owner) {
+      if (groups_.group_size(first, owner) >= best_) continue;
+      place(first, owner);
+      grow(PhaseMask{1} << first, improved);
+      unplace(first, owner);
+    }
     return improved;
   }
   int best() const { return best_; }
@@ -61,35 +110,34 @@ class ClusterSearch {
   std::uint64_t nodes() const { return nodes_; }
 
  private:
-  int node(int i, int g) const { return (i + g) % n_; }
   int new_nodes(int q, int i) const {
     int fresh = 0;
-    for (int g : groups_[q]) fresh += count_[node(i, g)] == 0;
+    groups_.nodes(q, i, [&](int v) { fresh += count_[v] == 0; });
     return fresh;
   }
   void place(int q, int i) {
-    for (int g : groups_[q])
-      if (count_[node(i, g)]++ == 0) {
-        pos_[node(i, g)] = static_cast<int>(union_.size());
-        union_.push_back(node(i, g));
+    groups_.nodes(q, i, [&](int v) {
+      if (count_[v]++ == 0) {
+        pos_[v] = static_cast<int>(union_.size());
+        union_.push_back(v);
       }
+    });
     current_.push_back({q, i});
   }
   void unplace(int q, int i) {
     // Reverse order: the nodes place() appended come off the end of union_ last-in first-out.
-    for (auto g = groups_[q].rbegin(); g != groups_[q].rend(); ++g)
-      if (--count_[node(i, *g)] == 0) union_.pop_back();
+    groups_.nodes_reversed(q, i, [&](int v) {
+      if (--count_[v] == 0) union_.pop_back();
+    });
     current_.pop_back();
   }
 
   // Would owner i's group for phase q touch a node that was already in the union when q
   // was passed over (see grow)?
   bool touches_forbidden(int q, int i) const {
-    for (int g : groups_[q]) {
-      int v = node(i, g);
-      if (count_[v] > 0 && pos_[v] < limit_[q]) return true;
-    }
-    return false;
+    bool hit = false;
+    groups_.nodes(q, i, [&](int v) { hit = hit || (count_[v] > 0 && pos_[v] < limit_[q]); });
+    return hit;
   }
 
   // Canonical order: each cluster is generated once, in the order "add the lowest phase
@@ -109,10 +157,10 @@ class ClusterSearch {
     const PhaseMask open = mask_ & ~placed;
     for (int q = 0; q < 32; ++q) {
       if (!(open >> q & 1)) continue;
-      // Owners whose group meets the allowed part of the union: u = i + g.
+      // Owners whose group meets the allowed part of the union.
       std::vector<int> cand;
       for (int idx = limit_[q]; idx < size; ++idx)
-        for (int g : groups_[q]) cand.push_back(((union_[idx] - g) % n_ + n_) % n_);
+        groups_.owners_touching(q, union_[idx], [&](int i) { cand.push_back(i); });
       std::sort(cand.begin(), cand.end());
       cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
       std::vector<int> saved(limit_, limit_ + q);
@@ -129,7 +177,7 @@ class ClusterSearch {
     }
   }
 
-  const std::vector<std::vector<int>>& groups_;
+  const Groups& groups_;
   int n_;
   PhaseMask mask_;
   int best_;
@@ -141,19 +189,69 @@ class ClusterSearch {
   std::uint64_t nodes_ = 0;
 };
 
-Tolerance result_from(const Placement& pl, const std::vector<std::vector<int>>& groups,
+// cfg is in the search's node space: ring positions (to_rank = ring order) or ranks.
+template <class Groups>
+Tolerance result_from(const Placement& pl, const Groups& groups, const std::vector<int>* to_rank,
                       const std::vector<Placed>& cfg, std::uint64_t nodes) {
   Tolerance t;
   t.victim.assign(pl.sd(), -1);
   std::vector<int> uni;
+  auto rank = [&](int v) { return to_rank ? (*to_rank)[v] : v; };
   for (auto [p, i] : cfg) {
-    uni = merged(uni, shifted(groups[p], i, pl.n()));
-    t.victim[p] = i;
+    groups.nodes(p, i, [&](int v) { uni.push_back(rank(v)); });
+    t.victim[p] = rank(i);
   }
+  std::sort(uni.begin(), uni.end());
+  uni.erase(std::unique(uni.begin(), uni.end()), uni.end());
   t.killing_set = uni;
   t.tolerated = static_cast<int>(uni.size()) - 1;
   t.search_nodes = nodes;
   return t;
+}
+
+// Bottom-up over the sub-masks of `mask` (a sub-mask is numerically smaller than its
+// superset, so plain increasing order visits parts before wholes).
+template <class Groups>
+Tolerance search_tolerance(const Placement& pl, const Groups& groups, const std::vector<int>* to_rank,
+                           PhaseMask mask) {
+  std::vector<int> opt(mask + 1, std::numeric_limits<int>::max());
+  std::vector<std::vector<Placed>> cfg(mask + 1);
+  std::uint64_t nodes = 0;
+  for (PhaseMask sub = 1; sub <= mask; ++sub) {
+    if ((sub & ~mask) != 0) continue;
+    int best = std::numeric_limits<int>::max();
+    std::vector<Placed> best_cfg;
+    if (__builtin_popcount(sub) == 1) {
+      // One phase: the smallest closed group (all equal when shift invariant).
+      int p = __builtin_ctz(sub);
+      for (int i = 0; i < groups.first_owners(); ++i)
+        if (groups.group_size(p, i) < best) best = groups.group_size(p, i), best_cfg = {{p, i}};
+    } else {
+      // Bound from splits A|B: the two parts' best clusters placed anywhere realise at
+      // most OPT(A) + OPT(B). The cluster search then finds any connected cluster strictly
+      // smaller, and the bound prunes hard. The lowest phase stays in A so each split is
+      // seen once.
+      PhaseMask low = sub & (~sub + 1);
+      for (PhaseMask a = (sub - 1) & sub; a != 0; a = (a - 1) & sub) {
+        if (!(a & low)) continue;
+        PhaseMask b = sub ^ a;
+        if (opt[a] + opt[b] < best) {
+          best = opt[a] + opt[b];
+          best_cfg = cfg[a];
+          best_cfg.insert(best_cfg.end(), cfg[b].begin(), cfg[b].end());
+        }
+      }
+      ClusterSearch<Groups> search(groups, sub, best);
+      if (search.run()) {
+        best = search.best();
+        best_cfg = search.best_cluster();
+      }
+      nodes += search.nodes();
+    }
+    opt[sub] = best;
+    cfg[sub] = best_cfg;
+  }
+  return result_from(pl, groups, to_rank, cfg[mask], nodes);
 }
 
 }  // namespace
@@ -191,47 +289,8 @@ Tolerance compute_tolerance(const Placement& pl, PhaseMask mask) {
     t.victim.assign(pl.sd(), -1);
     return t;
   }
-  const auto groups = closed_group_offsets(pl);
-  const int n = pl.n();
-  // Bottom-up over the sub-masks of `mask` (a sub-mask is numerically smaller than its
-  // superset, so plain increasing order visits parts before wholes).
-  std::vector<int> opt(mask + 1, std::numeric_limits<int>::max());
-  std::vector<std::vector<Placed>> cfg(mask + 1);
-  std::uint64_t nodes = 0;
-  for (PhaseMask sub = 1; sub <= mask; ++sub) {
-    if ((sub & ~mask) != 0) continue;
-    int best = std::numeric_limits<int>::max();
-    std::vector<Placed> best_cfg;
-    if (__builtin_popcount(sub) == 1) {
-      int p = __builtin_ctz(sub);
-      best = static_cast<int>(groups[p].size());
-      best_cfg = {{p, 0}};
-    } else {
-      // Bound from splits A|B: the two parts' best clusters placed anywhere realise at
-      // most OPT(A) + OPT(B). The cluster search then always finds something strictly
-      // smaller (shift one part until it touches the other), but the bound prunes hard.
-      // The lowest phase stays in A so each split is seen once.
-      PhaseMask low = sub & (~sub + 1);
-      for (PhaseMask a = (sub - 1) & sub; a != 0; a = (a - 1) & sub) {
-        if (!(a & low)) continue;
-        PhaseMask b = sub ^ a;
-        if (opt[a] + opt[b] < best) {
-          best = opt[a] + opt[b];
-          best_cfg = cfg[a];
-          best_cfg.insert(best_cfg.end(), cfg[b].begin(), cfg[b].end());
-        }
-      }
-      ClusterSearch search(groups, n, sub, best);
-      if (search.run()) {
-        best = search.best();
-        best_cfg = search.best_cluster();
-      }
-      nodes += search.nodes();
-    }
-    opt[sub] = best;
-    cfg[sub] = best_cfg;
-  }
-  return result_from(pl, groups, cfg[mask], nodes);
+  if (pl.ring_invariant()) return search_tolerance(pl, RingGroups(pl), &pl.ring_order(), mask);
+  return search_tolerance(pl, TableGroups(pl), nullptr, mask);
 }
 
 Tolerance compute_tolerance_during_save(const Placement& pl, int* phase_in_flight) {
