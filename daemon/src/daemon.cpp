@@ -207,6 +207,14 @@ void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
         case proto::MsgType::query_state:
             answer_query(client, f);
             return;
+        case proto::MsgType::host_table_update: {
+            proto::HostTableUpdate m;
+            if (proto::decode(f, m) != proto::ProtoStatus::ok) break;
+            if (!jobs_->set_host_table(client, std::move(m.hosts)))
+                FTMPID_WARN("client %llu: host table for no job of its own, ignored",
+                            static_cast<unsigned long long>(client));
+            return;
+        }
         case proto::MsgType::kill_job: {
             proto::KillJob m;
             if (proto::decode(f, m) != proto::ProtoStatus::ok) break;

@@ -85,6 +85,8 @@ struct Job {
     std::optional<proto::JobSlice> slice;
     std::map<std::pair<std::string, std::uint32_t>, Upcall> pending_fences;
     std::map<std::string, std::uint32_t> fence_count;
+    // The newest host table mpirun pushed (host_table_update); empty: this host alone.
+    std::vector<proto::JobHost> host_table;
 
     // Local processes only: a remote one is another daemon's.
     bool all_exited() const;

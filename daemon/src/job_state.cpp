@@ -84,6 +84,13 @@ void JobSupervisor::handle_report(const std::uint8_t* data, std::size_t n, pid_t
     it->second.holders.insert(rep.reporter);
 }
 
+bool JobSupervisor::set_host_table(std::uint64_t client, std::vector<proto::JobHost> hosts) {
+    Job* job = job_for_client(client);
+    if (job == nullptr) return false;
+    job->host_table = std::move(hosts);
+    return true;
+}
+
 void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) const {
     std::vector<const Job*> sorted;
     for (const auto& [id, job] : jobs_) sorted.push_back(job.get());
@@ -126,6 +133,14 @@ void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) co
             if (unnoticed_death && (c.state == proto::CommStateV::ok || c.state == proto::CommStateV::recovered))
                 c.state = proto::CommStateV::detected;
             j.comms.push_back(std::move(c));
+        }
+        j.hosts = job->host_table;
+        if (j.hosts.empty()) {  // one host: nobody pushes a table, this daemon is the table
+            proto::JobHost h;
+            h.name = hostname_;
+            h.daemon_pid = getpid();
+            for (const RankProc& r : job->ranks) h.ranks.push_back(r.world_rank);
+            j.hosts.push_back(std::move(h));
         }
         out.push_back(std::move(j));
     }

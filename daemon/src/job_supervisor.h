@@ -57,6 +57,9 @@ public:
     void set_monitor_socket(std::string path) { monitor_socket_ = std::move(path); }
     void handle_report(const std::uint8_t* data, std::size_t n, pid_t sender);
     void snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) const;
+    // mpirun's host table for the job this client launched (kept for the tools); false when
+    // the client runs no job here.
+    bool set_host_table(std::uint64_t client, std::vector<proto::JobHost> hosts);
     // Called after a job has ended and been removed.
     void set_on_job_finished(std::function<void()> f) { on_job_finished_ = std::move(f); }
 

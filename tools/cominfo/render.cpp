@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render_hosts.h"
+
 namespace ftmpi::tools {
 
 using proto::CommStateV;
@@ -162,12 +164,10 @@ std::vector<Line> comm_box(const proto::JobInfo& job, const proto::CommInfo& c, 
                   c.valid());
     framed({{info, Color::normal}});
     auto host_pid = [&](std::uint32_t wr, std::string& host, int& pid) {
-        host = "?";
-        pid = 0;
-        if (wr < job.procs.size()) {
-            host = sanitize(job.procs[wr].host);
-            pid = job.procs[wr].pid;
-        }
+        host = sanitize(host_of_rank(job, wr));
+        if (host.empty()) host = "?";
+        const proto::ProcInfo* p = proc_of(job, wr);
+        pid = p ? p->pid : 0;
     };
     if (details) {
         for (const auto& p : c.procs) {
@@ -216,6 +216,7 @@ std::vector<Line> job_lines(const JobView& j, int width, bool details) {
                   sanitize(j.job.program).c_str(), j.job.nprocs, proto::to_string(j.job.comm_mode),
                   proto::to_string(j.job.msg_mode), sanitize(j.host.hostname).c_str());
     out.push_back({{fit(head, static_cast<std::size_t>(std::max(width, 1))), Color::title}});
+    for (auto& l : job_hosts_summary(j.job, static_cast<std::size_t>(std::max(width, 1)))) out.push_back(std::move(l));
     if (j.job.comms.empty()) out.push_back({{"  (no communicator reported yet)", Color::dim}});
     for (const auto& c : j.job.comms) {
         auto box = comm_box(j.job, c, width, details);
@@ -232,12 +233,9 @@ std::string cominfo_json(const std::vector<DaemonAnswer>& answers) {
         for (const auto& c : j.comms) {
             Json procs = Json::array();
             for (const auto& p : c.procs) {
-                std::string host;
-                int pid = 0;
-                if (p.world_rank < j.procs.size()) {
-                    host = j.procs[p.world_rank].host;
-                    pid = j.procs[p.world_rank].pid;
-                }
+                const std::string host = host_of_rank(j, p.world_rank);
+                const proto::ProcInfo* pr = proc_of(j, p.world_rank);
+                const int pid = pr ? pr->pid : 0;
                 procs.push_back({{"rank", p.rank}, {"state", proto::to_string(p.state)}, {"host", host}, {"pid", pid}});
             }
             comms.push_back({{"name", c.name},
@@ -317,7 +315,22 @@ std::string hostinfo_json(const std::vector<DaemonAnswer>& answers) {
                                  {"state", proto::to_string(pr.state)},
                                  {"exit_code", pr.exit_code},
                                  {"cpu_ms", pr.cpu_ms}});
-            jobs.push_back({{"id", j.id}, {"program", j.program}, {"nprocs", j.nprocs}, {"procs", std::move(procs)}});
+            // mpirun's host table (one row on one host); heartbeat_age_ms null for mpirun's host.
+            Json job_hosts = Json::array();
+            for (const auto& jh : j.hosts) {
+                const std::int64_t age = heartbeat_age_ms(jh, h.now_ms);
+                job_hosts.push_back({{"name", jh.name},
+                                     {"state", proto::to_string(jh.state)},
+                                     {"daemon_pid", jh.daemon_pid},
+                                     {"ranks", jh.ranks},
+                                     {"spares", jh.spares},
+                                     {"heartbeat_age_ms", age < 0 ? Json(nullptr) : Json(age)}});
+            }
+            jobs.push_back({{"id", j.id},
+                            {"program", j.program},
+                            {"nprocs", j.nprocs},
+                            {"procs", std::move(procs)},
+                            {"hosts", std::move(job_hosts)}});
         }
         host["jobs"] = std::move(jobs);
         hosts.push_back(std::move(host));
@@ -359,6 +372,7 @@ std::vector<Line> hostinfo_lines(const std::vector<DaemonAnswer>& answers, int w
                                   : "");
                 out.push_back({{fit(buf, w), run_color(p.state)}});
             }
+            for (auto& l : job_host_lines(j, h.now_ms, w)) out.push_back(std::move(l));
         }
     }
     return out;

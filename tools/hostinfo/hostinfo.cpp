@@ -1,4 +1,5 @@
-// hostinfo: the virtual machine — hosts and their daemons, processes per host and job, load.
+// hostinfo: the virtual machine — hosts and their daemons, processes per host and job, load,
+// and every host of each job (mpirun's host table: state, daemon, ranks, spares, heartbeat).
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -38,8 +39,10 @@ std::string stable(std::vector<DaemonAnswer> answers) {
     for (auto& a : answers) {
         a.snap.host.now_ms = a.snap.host.start_ms;
         for (auto& l : a.snap.host.load_x100) l = 0;
-        for (auto& j : a.snap.jobs)
+        for (auto& j : a.snap.jobs) {
             for (auto& p : j.procs) p.cpu_ms = 0;
+            for (auto& h : j.hosts) h.last_heard_ms = h.last_heard_ms ? 1 : 0;  // every heartbeat moves it
+        }
     }
     return hostinfo_json(answers);
 }

@@ -118,6 +118,7 @@ std::vector<std::uint8_t> encode(const Snapshot& s) {
             w.u32(c.leader);
             write_comm_body(w, c);
         }
+        write_hosts(w, j.hosts);
     }
     return frame_encode(static_cast<std::uint16_t>(MsgType::job_table), w.bytes());
 }
@@ -164,6 +165,7 @@ ProtoStatus decode(const Frame& f, Snapshot& out) {
             read_comm_body(r, c);
             j.comms.push_back(std::move(c));
         }
+        read_hosts(r, j.hosts);
         s.jobs.push_back(std::move(j));
     }
     ProtoStatus st = r.finish();

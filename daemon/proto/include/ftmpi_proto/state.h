@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ftmpi_proto/host_table.h"
 #include "ftmpi_proto/status.h"
 
 namespace ftmpi::proto {
@@ -67,6 +68,7 @@ struct JobInfo {
     std::uint64_t start_ms = 0;
     std::vector<ProcInfo> procs;
     std::vector<CommInfo> comms;
+    std::vector<JobHost> hosts;  // host_table.h: mpirun's table, or this host alone
 };
 
 struct HostInfo {

@@ -1,0 +1,47 @@
+// The job's host table (issue 15 item 7): which hosts run the job, in what state, with which
+// daemon and ranks. mpirun (the hub of a job on several hosts) owns it and pushes it to its
+// local daemon as host_table_update whenever it changes and with each heartbeat round; the
+// daemon keeps the newest one per job and puts it in the Snapshot it gives the tools
+// (hostinfo, cominfo), which run on mpirun's host. A job that never received one (one host)
+// is shown with one row: the daemon's own host, built by the daemon.
+//
+//   host_table_update: u32 count | count x JobHost
+//   JobHost: str name | u8 state | i32 daemon pid | u32 n | n x u32 world rank | u32 spares
+//            | u64 last heard (ms since the epoch, mpirun's clock; 0: mpirun's own host)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ftmpi_proto/status.h"
+#include "ftmpi_proto/wire.h"
+
+namespace ftmpi::proto {
+
+struct Frame;
+
+enum class HostStateV : std::uint8_t { ok, failed, count_ };
+const char* to_string(HostStateV s) noexcept;  // "ok", "failed"
+
+struct JobHost {
+    std::string name;
+    HostStateV state = HostStateV::ok;
+    std::int32_t daemon_pid = 0;
+    std::vector<std::uint32_t> ranks;  // world ranks running there (replacements included)
+    std::uint32_t spares = 0;          // spare processes kept there (none yet)
+    std::uint64_t last_heard_ms = 0;   // when mpirun last heard from its daemon; 0: local host
+};
+
+struct HostTableUpdate {
+    std::vector<JobHost> hosts;
+};
+
+std::vector<std::uint8_t> encode(const HostTableUpdate& m);  // a host_table_update frame
+ProtoStatus decode(const Frame& f, HostTableUpdate& out);
+
+// The list encoding, shared with the Snapshot (state.cpp).
+void write_hosts(WireWriter& w, const std::vector<JobHost>& hosts);
+void read_hosts(WireReader& r, std::vector<JobHost>& hosts);
+
+}  // namespace ftmpi::proto
