@@ -1,0 +1,51 @@
+#!/bin/bash
+# The heat demo on 3 namespace hosts (issue 15 items 6 and 9): 6 ranks of tests/apps/heat spread
+# with --map-by node under REBUILD; once the job runs, every process of host 3 (its daemon and
+# ranks 2 and 5) is SIGKILLed: a host failure. mpirun sees the closed connection, both ranks are
+# declared failed in one event, the survivors repair once, the replacements start on the
+# surviving hosts, ftckpt hands them their rows from copies kept off their (dead) host, and the
+# run must end BIT-IDENTICAL to a failure-free one, with nothing left on the surviving hosts.
+#   tests/netns/heat_hosts.sh [MPIRUN_DIR] [HEAT]      (defaults: build/bin, build/tests/bin/heat)
+# Needs root (network namespaces). Prints the job's output; exit 0 only if all of it held.
+set -u
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin=$(readlink -f "${1:-$root/build/bin}")
+heat=$(readlink -f "${2:-$root/build/tests/bin/heat}")
+[ -x "$bin/mpirun" ] && [ -x "$heat" ] || { echo "usage: $0 [MPIRUN_DIR] [HEAT]  (build first: bash tools/demo.sh)" >&2; exit 2; }
+steps=${HEAT_STEPS:-2000}
+
+export FTNS
+FTNS=$(bash "$here/hosts.sh" up 3 2) || { echo "FAIL: cannot make the hosts"; exit 1; }
+trap 'bash "$here/hosts.sh" down' EXIT
+mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+mkdir -p "$FTNS/t"
+out=$FTNS/t/out
+
+echo "+ mpirun --hostfile (3 hosts x 2 slots) --map-by node -n 6 --comm-mode rebuild heat $steps 50 -   (on ${H[0]})"
+PIDDIR=$FTNS/t timeout -s KILL 280 bash "$here/hosts.sh" exec "${H[0]}" "$bin/mpirun" \
+  --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" --map-by node -n 6 --comm-mode rebuild \
+  --timeout 250 "$heat" "$steps" 50 - >"$out" 2>&1 &
+job=$!
+# Kill host 3 one second after its ranks run (they are in the computation by then).
+for _ in $(seq 300); do
+  [ -n "$(bash "$here/hosts.sh" procs "${H[2]}" 2>/dev/null | xargs -r ps -o comm= -p 2>/dev/null | grep -x heat)" ] && break
+  sleep 0.1
+done
+sleep 1
+echo "+ hosts.sh kill ${H[2]}   (its daemon and ranks 2 and 5, SIGKILL)"
+bash "$here/hosts.sh" kill "${H[2]}"
+wait "$job"
+rc=$?
+cat "$out"
+fail() { echo "heat_hosts: FAIL: $*"; exit 1; }
+[ "$rc" -eq 0 ] || fail "mpirun exited $rc"
+grep -q "host ${H[2]} lost" "$out" || fail "no host loss reported (the run ended before the kill?)"
+grep -q "BIT-IDENTICAL" "$out" || fail "the result is not bit-identical"
+[ "$(grep -c '^heat: recovered save' "$out")" -eq 1 ] || fail "expected exactly one recovery (one event for the host)"
+for h in "${H[0]}" "${H[1]}"; do
+  ok=0
+  for _ in $(seq 30); do bash "$here/hosts.sh" leftovers "$h" >/dev/null && { ok=1; break; }; sleep 0.1; done
+  [ $ok -eq 1 ] || { bash "$here/hosts.sh" leftovers "$h"; fail "left behind on $h"; }
+done
+echo "heat_hosts: OK (host ${H[2]} lost, one recovery, bit-identical, nothing left on ${H[0]} and ${H[1]})"
