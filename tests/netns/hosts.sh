@@ -68,12 +68,31 @@ cmd_up() {
       ip link set eth0 up"
   done
   { echo "127.0.0.1 localhost"; cat "$dir/hosts" | awk '{print $2, $1}'; } > "$dir/etc_hosts"
+  # The install tree stays shared (SPEC 5.1) even when it lives under /tmp (a CI clone in
+  # /tmp/ci, say), which each host's private /tmp would hide: the repository (and
+  # FTMPI_BUILD_DIR, if set) is bind-mounted back at its own path inside the host's /tmp.
+  local keep="" k
+  for k in "$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)" ${FTMPI_BUILD_DIR:+"$(readlink -f "$FTMPI_BUILD_DIR")"}; do
+    case "$k" in /tmp/?*) keep="$keep $k" ;; esac
+  done
+  echo "$keep" > "$dir/keep"
+  local rebind="" stash=0
+  for k in $keep; do
+    stash=$((stash + 1))
+    mkdir -p "$dir/keep.$stash"
+    rebind="$rebind mount --bind '$k' '$dir/keep.$stash' &&"
+  done
+  local restore="" j
+  for j in $(seq 1 "$stash"); do
+    k=$(echo $keep | cut -d' ' -f"$j")
+    restore="$restore mkdir -p '$k' && mount --bind '$dir/keep.$j' '$k' &&"
+  done
   # The holder keeps each host's UTS and mount namespaces alive; everything else enters them.
   for i in $(seq 1 "$n"); do
     name="ftn${id}h$i"
     ip netns exec "$name" unshare --uts --mount --propagation private sh -c "
-      hostname $name && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
-      mount -t tmpfs -o mode=1777 tmpfs /tmp && mount --bind $dir/etc_hosts /etc/hosts &&
+      hostname $name && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && $rebind
+      mount -t tmpfs -o mode=1777 tmpfs /tmp && $restore mount --bind $dir/etc_hosts /etc/hosts &&
       exec sleep infinity" </dev/null >/dev/null 2>&1 &
     echo $! > "$dir/$name.pid"
   done
@@ -114,7 +133,10 @@ cmd_leftovers() {
     [ "$p" = "$h" ] && continue
     echo "left on $1: pid $p $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"; bad=1
   done
-  p=$(nsenter -t "$h" -m -- sh -c 'ls -A /dev/shm; ls -A /tmp')
+  # The first component under /tmp of a kept (shared) path is not a leftover.
+  local skip k
+  skip=$(for k in $(cat "$FTNS/keep" 2>/dev/null); do k=${k#/tmp/}; echo "${k%%/*}"; done)
+  p=$(nsenter -t "$h" -m -- sh -c 'ls -A /dev/shm; ls -A /tmp' | grep -vxF -f <(echo "$skip"; echo "/") || true)
   [ -n "$p" ] && { echo "left on $1 (/dev/shm, /tmp): $p"; bad=1; }
   return $bad
 }
