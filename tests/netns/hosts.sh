@@ -11,6 +11,7 @@
 #   hosts.sh kill HOST       SIGKILL every process of HOST (a host failure)
 #   hosts.sh link HOST up|down   bring HOST's link up or down (a partition)
 #   hosts.sh procs HOST      list the pids living on HOST
+#   hosts.sh files HOST      list HOST's /dev/shm and /tmp entries (not the shared install tree)
 #   hosts.sh leftovers HOST  exit 1 (listing them) if HOST has processes or /dev/shm, /tmp entries
 #   hosts.sh down            kill everything and remove the namespaces and the directory
 #
@@ -126,6 +127,15 @@ cmd_link() {
   ip netns exec "$(head -1 "$FTNS/netns")" ip link set "v$i" "$2"
 }
 
+# The entries of HOST's private /dev/shm and /tmp, one per line, but for the first component
+# under /tmp of a kept (shared) path, which is the install tree, not a leftover.
+cmd_files() {
+  need_ftns; local h skip k
+  h=$(holder "$1")
+  skip=$(for k in $(cat "$FTNS/keep" 2>/dev/null); do k=${k#/tmp/}; echo "${k%%/*}"; done)
+  nsenter -t "$h" -m -- sh -c 'ls -A /dev/shm; ls -A /tmp' | grep -vxF -f <(echo "$skip"; echo "/") || true
+}
+
 cmd_leftovers() {
   need_ftns; local h bad=0 p
   h=$(holder "$1")
@@ -133,10 +143,7 @@ cmd_leftovers() {
     [ "$p" = "$h" ] && continue
     echo "left on $1: pid $p $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"; bad=1
   done
-  # The first component under /tmp of a kept (shared) path is not a leftover.
-  local skip k
-  skip=$(for k in $(cat "$FTNS/keep" 2>/dev/null); do k=${k#/tmp/}; echo "${k%%/*}"; done)
-  p=$(nsenter -t "$h" -m -- sh -c 'ls -A /dev/shm; ls -A /tmp' | grep -vxF -f <(echo "$skip"; echo "/") || true)
+  p=$(cmd_files "$1")
   [ -n "$p" ] && { echo "left on $1 (/dev/shm, /tmp): $p"; bad=1; }
   return $bad
 }
@@ -158,6 +165,7 @@ case "${1:-}" in
   link) shift; cmd_link "$@" ;;
   procs) need_ftns; host_pids "${2:?host}" ;;
   leftovers) cmd_leftovers "${2:?host}" ;;
+  files) cmd_files "${2:?host}" ;;
   down) cmd_down ;;
-  *) die "usage: hosts.sh up N [SLOTS] | exec HOST CMD... | kill HOST | link HOST up|down | procs HOST | leftovers HOST | down" ;;
+  *) die "usage: hosts.sh up N [SLOTS] | exec HOST CMD... | kill HOST | link HOST up|down | procs HOST | files HOST | leftovers HOST | down" ;;
 esac

@@ -89,7 +89,7 @@ for host in "${names[@]}"; do
     [[ -z "$cmd" || "$cmd" =~ ^(sleep\ infinity|munged|slurmctld|slurmd|slurmstepd|.*slurmscriptd) ]] ||
       fail "left on $host: pid $pid $cmd"
   done
-  files=$(bash "$here/hosts.sh" exec "$host" sh -c 'ls -A /dev/shm; ls -A /tmp' |
+  files=$(bash "$here/hosts.sh" files "$host" |
           grep -v -E '^(munge\.sock.*|munged\..*|slurmctld.*|slurmd.*)$' || true)
   [ -z "$files" ] || fail "left on $host (/dev/shm, /tmp): $files"
 done

@@ -59,7 +59,7 @@ run() {
       cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || continue
       [[ -z "$cmd" || "$cmd" =~ ^(sleep\ infinity|sshd:|/usr/sbin/sshd) ]] || fail "left on $host: pid $pid $cmd"
     done
-    files=$(on "$host" sh -c 'ls -A /dev/shm; ls -A /tmp' | grep -v -E '^sshd\.(pid|log)$' || true)
+    files=$(bash "$here/hosts.sh" files "$host" | grep -v -E '^sshd\.(pid|log)$' || true)
     [ -z "$files" ] || fail "left on $host (/dev/shm, /tmp): $files"
   done
 }
