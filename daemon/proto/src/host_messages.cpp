@@ -145,39 +145,18 @@ bool consistent(const HostFailed& m) {
     return true;
 }
 
-template <typename M>
-std::vector<std::uint8_t> encode_message(const M& m) {
-    WireWriter w;
-    write_fields(w, m);
-    return frame_encode(M::kType, w.bytes());
-}
-
-template <typename M>
-ProtoStatus decode_message(const Frame& f, M& out) {
-    if (f.type != M::kType) return ProtoStatus::wrong_type;
-    WireReader r(f.payload);
-    M tmp;
-    read_fields(r, tmp);
-    ProtoStatus st = r.finish();
-    if (st == ProtoStatus::ok && !consistent(tmp)) st = ProtoStatus::malformed;
-    if (st == ProtoStatus::ok) out = std::move(tmp);
-    return st;
-}
+#include "message_codec.inc"
 
 }  // namespace
 
-#define FTMPI_HOST_CODEC(M)                                                         \
-    std::vector<std::uint8_t> encode(const M& m) { return encode_message(m); }      \
-    ProtoStatus decode(const Frame& f, M& out) { return decode_message(f, out); }
-
-FTMPI_HOST_CODEC(Heartbeat)
-FTMPI_HOST_CODEC(HostFailed)
-FTMPI_HOST_CODEC(SpawnRequest)
-FTMPI_HOST_CODEC(SpawnPlace)
-FTMPI_HOST_CODEC(SpawnStarted)
-FTMPI_HOST_CODEC(SpawnDone)
-FTMPI_HOST_CODEC(ModexRequest)
-FTMPI_HOST_CODEC(ModexReply)
+FTMPI_MESSAGE_CODEC(Heartbeat)
+FTMPI_MESSAGE_CODEC(HostFailed)
+FTMPI_MESSAGE_CODEC(SpawnRequest)
+FTMPI_MESSAGE_CODEC(SpawnPlace)
+FTMPI_MESSAGE_CODEC(SpawnStarted)
+FTMPI_MESSAGE_CODEC(SpawnDone)
+FTMPI_MESSAGE_CODEC(ModexRequest)
+FTMPI_MESSAGE_CODEC(ModexReply)
 
 #undef FTMPI_HOST_CODEC
 

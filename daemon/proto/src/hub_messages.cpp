@@ -88,37 +88,16 @@ bool consistent(const FenceResult&) { return true; }
 bool consistent(const ProcsFailed&) { return true; }
 bool consistent(const StdinChunk&) { return true; }
 
-template <typename M>
-std::vector<std::uint8_t> encode_message(const M& m) {
-    WireWriter w;
-    write_fields(w, m);
-    return frame_encode(M::kType, w.bytes());
-}
-
-template <typename M>
-ProtoStatus decode_message(const Frame& f, M& out) {
-    if (f.type != M::kType) return ProtoStatus::wrong_type;
-    WireReader r(f.payload);
-    M tmp;
-    read_fields(r, tmp);
-    ProtoStatus st = r.finish();
-    if (st == ProtoStatus::ok && !consistent(tmp)) st = ProtoStatus::malformed;
-    if (st == ProtoStatus::ok) out = std::move(tmp);
-    return st;
-}
+#include "message_codec.inc"
 
 }  // namespace
 
-#define FTMPI_HUB_CODEC(M)                                                          \
-    std::vector<std::uint8_t> encode(const M& m) { return encode_message(m); }      \
-    ProtoStatus decode(const Frame& f, M& out) { return decode_message(f, out); }
-
-FTMPI_HUB_CODEC(DaemonHello)
-FTMPI_HUB_CODEC(JobSlice)
-FTMPI_HUB_CODEC(FenceContribution)
-FTMPI_HUB_CODEC(FenceResult)
-FTMPI_HUB_CODEC(ProcsFailed)
-FTMPI_HUB_CODEC(StdinChunk)
+FTMPI_MESSAGE_CODEC(DaemonHello)
+FTMPI_MESSAGE_CODEC(JobSlice)
+FTMPI_MESSAGE_CODEC(FenceContribution)
+FTMPI_MESSAGE_CODEC(FenceResult)
+FTMPI_MESSAGE_CODEC(ProcsFailed)
+FTMPI_MESSAGE_CODEC(StdinChunk)
 
 #undef FTMPI_HUB_CODEC
 
