@@ -13,6 +13,10 @@ namespace {
 
 constexpr int kContribution = 1;
 constexpr int kDecision = 2;
+// Uniform decisions only (CONSENSUS.md, "Uniform decisions"): "I hold the decision" (empty
+// body), and "every live member holds it, return" (the decision as body).
+constexpr int kHeld = 3;
+constexpr int kCommit = 4;
 constexpr std::size_t kMaxMessage = 256 << 10;
 
 struct Header {
@@ -46,6 +50,22 @@ bool decode(const std::vector<std::uint8_t>& in, Decision* d) {
   d->failed = std::move(failed);
   d->contributions = std::move(contributions);
   return true;
+}
+
+// Whether a decision holds a contribution of Kind::uniform: every member reads the same bytes.
+bool is_uniform(const Decision& d) {
+  for (const auto& [rank, bytes] : d.contributions) {
+    if (!bytes.empty() && bytes[0] == 'U') return true;
+  }
+  return false;
+}
+
+void add_once(std::vector<std::uint32_t>* v, std::uint32_t p) {
+  if (std::find(v->begin(), v->end(), p) == v->end()) v->push_back(p);
+}
+
+bool contains(const std::vector<std::uint32_t>& v, std::uint32_t p) {
+  return std::find(v.begin(), v.end(), p) != v.end();
 }
 
 }  // namespace
@@ -99,33 +119,65 @@ void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>&
     return;
   }
   Instance& inst = instances_[key];
+  const bool sender_dead = engine_->is_failed(from_proc);
   if (h.type == kContribution) {
     if (inst.decided) {
-      // A member that turned to us after its coordinator died: it gets the decision we hold.
-      send(from_proc, key, kDecision, -1, inst.decision);
+      // A member that turned to us after its coordinator died: it gets the decision we hold
+      // (committed or not: an uncommitted uniform one it then acknowledges, to us).
+      send(from_proc, key, inst.committed ? kCommit : kDecision, -1, inst.decision);
     } else {
       inst.contributions[h.sender_rank] = std::move(body);
-      if (std::find(inst.askers.begin(), inst.askers.end(), from_proc) == inst.askers.end()) {
-        inst.askers.push_back(from_proc);
-      }
+      add_once(&inst.askers, from_proc);
     }
-  } else if (h.type == kDecision && !inst.decided && !engine_->is_failed(from_proc)) {
+  } else if (h.type == kDecision && !sender_dead) {
     // A decision from a process already known dead is not taken: it may have overtaken its
     // sender's death notice only here, and a member that contributed to the next coordinator
     // after that notice must wait for that coordinator's word (CONSENSUS.md, "Settled
     // collectives"). Whoever holds that decision forwards it to the next coordinator.
-    inst.decided = true;
-    inst.decision = std::move(body);
-    inst.decided_by = from_proc;
-    answer_askers(key, inst, from_proc);
+    if (!inst.decided) {
+      adopt(inst, std::move(body), from_proc);
+      answer_askers(key, inst, from_proc);
+    }
+    if (inst.uniform && !inst.committed) {
+      // The sender holds it (a coordinator offering it, or a member forwarding it to us as the
+      // next coordinator); it now drives the commit as far as we know: acknowledge, and turn
+      // to it if it dies.
+      add_once(&inst.holders, from_proc);
+      inst.decided_by = from_proc;
+      send(from_proc, key, kHeld, -1, {});
+    } else if (inst.committed) {
+      // A member whose driver died before its word reached it forwarded the decision to us:
+      // it is committed (we may have returned it already).
+      send(from_proc, key, kCommit, -1, inst.decision);
+    }
+  } else if (h.type == kHeld && inst.decided) {
+    add_once(&inst.holders, from_proc);
+  } else if (h.type == kCommit) {
+    // Taken even from a process now dead: when it was sent, every live member held this
+    // decision, so no other can ever be decided for this instance.
+    if (!inst.decided) adopt(inst, std::move(body), from_proc);
+    inst.committed = true;
+    if (!inst.askers.empty()) answer_askers(key, inst, from_proc);
   }
   step_all();
+}
+
+void Consensus::adopt(Instance& inst, std::vector<std::uint8_t> decision, std::uint32_t from) {
+  Decision d;
+  inst.uniform = decode(decision, &d) && is_uniform(d);
+  inst.decided = true;
+  inst.decision = std::move(decision);
+  inst.decided_by = from;
+  if (inst.uniform) {
+    add_once(&inst.holders, engine_->my_proc());
+    add_once(&inst.holders, from);
+  }
 }
 
 void Consensus::answer_askers(Key key, Instance& inst, std::uint32_t except) {
   for (std::uint32_t p : inst.askers) {
     if (p != except && p != engine_->my_proc() && !engine_->is_failed(p)) {
-      send(p, key, kDecision, -1, inst.decision);
+      send(p, key, inst.committed ? kCommit : kDecision, -1, inst.decision);
     }
   }
   inst.askers.clear();
@@ -141,7 +193,8 @@ void Consensus::step_all() {
 void Consensus::forward_decision(Key key, Instance& inst) {
   for (std::uint32_t p : inst.procs) {
     if (engine_->is_failed(p)) continue;
-    if (p != engine_->my_proc()) send(p, key, kDecision, -1, inst.decision);
+    // An uncommitted uniform decision forwarded to ourselves: our ticket now drives its commit.
+    if (p != engine_->my_proc()) send(p, key, inst.committed ? kCommit : kDecision, -1, inst.decision);
     inst.decided_by = p;
     return;
   }
@@ -273,14 +326,13 @@ bool Consensus::step(Ticket* t) {
           d.contributions.emplace_back(r, inst.contributions[r]);
         }
       }
-      inst.decision = encode(d);
-      inst.decided = true;
-      inst.decided_by = engine_->my_proc();
+      adopt(inst, encode(d), engine_->my_proc());
       inst.askers.clear();  // every live member gets the decision just below
       for (int r = 0; r < comm->size(); ++r) {
         if (r != comm->rank && !comm->is_failed(r)) {
-          send(comm->procs[static_cast<std::size_t>(r)], t->key_, kDecision, comm->rank,
-               inst.decision);
+          const std::uint32_t p = comm->procs[static_cast<std::size_t>(r)];
+          send(p, t->key_, kDecision, comm->rank, inst.decision);
+          if (inst.uniform) inst.offered.push_back(p);
         }
       }
     } else {
@@ -292,8 +344,43 @@ bool Consensus::step(Ticket* t) {
       return false;
     }
   }
+  if (inst.decided && inst.uniform && !inst.committed && !drive_commit(t, inst)) return false;
   t->done_ = true;
   active_.erase(std::find(active_.begin(), active_.end(), t));
+  return true;
+}
+
+// A uniform decision is returned only once every live member holds it, so a process that
+// returned it and died leaves it behind at every survivor (CONSENSUS.md, "Uniform decisions").
+// The lowest live member drives that: it offers the decision to each live member not known to
+// hold it, waits for each to hold it (kHeld, or its forwarded decision), then tells them all.
+// The others wait for that word; if the driver dies, forward_decision hands the decision to
+// the next lowest live member, which drives in its turn.
+bool Consensus::drive_commit(Ticket* t, Instance& inst) {
+  Comm* comm = t->comm_;
+  if (comm->is_failed(comm->rank)) {
+    t->declared_failed_ = true;  // as in step(): nobody listens to us any more
+    return true;
+  }
+  if (coordinator(*comm) != comm->rank) return false;
+  inst.decided_by = engine_->my_proc();
+  bool missing = false;
+  for (int r = 0; r < comm->size(); ++r) {
+    const std::uint32_t p = comm->procs[static_cast<std::size_t>(r)];
+    if (r == comm->rank || comm->is_failed(r) || contains(inst.holders, p)) continue;
+    missing = true;
+    if (!contains(inst.offered, p)) {
+      send(p, t->key_, kDecision, comm->rank, inst.decision);
+      inst.offered.push_back(p);
+    }
+  }
+  if (missing) return false;
+  inst.committed = true;
+  for (int r = 0; r < comm->size(); ++r) {
+    if (r != comm->rank && !comm->is_failed(r)) {
+      send(comm->procs[static_cast<std::size_t>(r)], t->key_, kCommit, comm->rank, inst.decision);
+    }
+  }
   return true;
 }
 

@@ -40,7 +40,11 @@ class Consensus {
   // (api_coll.cpp). Such instances pair a construction with votes; the decision says so
   // (Decision::mixed), the same everywhere: the votes count as failed and the constructions
   // run again on the next instance, where the voters, having returned an error, join them.
-  enum class Kind : std::uint8_t { construction = 'C', vote = 'V' };
+  // `uniform` is a construction whose decision must also hold for the members that returned
+  // it and died (MPIX_Comm_agree: a process acts on the value before it dies, e.g. ftckpt's
+  // commit). Nobody returns such a decision before every live member holds it (commit phase,
+  // CONSENSUS.md "Uniform decisions"); constructions and votes only need the survivors to agree.
+  enum class Kind : std::uint8_t { construction = 'C', vote = 'V', uniform = 'U' };
   // A vote is one byte (then, for a settled one, the result): 0 failed here, 1 worked here,
   // kSettledVote a member returned success with the result that follows (settle()).
   static constexpr std::uint8_t kSettledVote = 2;
@@ -128,6 +132,12 @@ class Consensus {
     // (adopted, or settled), they get it. They asked us as their coordinator, or as the
     // coordinator's solicitation of a member that settled.
     std::vector<std::uint32_t> askers;
+    // A uniform decision (a Kind::uniform contribution in it) is returned only once committed:
+    // the member that drives it (the lowest live one holding it) saw every live member hold it.
+    bool uniform = false;
+    bool committed = false;
+    std::vector<std::uint32_t> holders;  // processes known to hold the decision (the driver's view)
+    std::vector<std::uint32_t> offered;  // processes the driver sent the decision to
   };
   // The decisions this member settled on a context (settle()): the latest two instances, by
   // the parity of their number (only the current and the previous one can still be asked for,
@@ -157,6 +167,10 @@ class Consensus {
   void step_all();
 
   void forward_decision(Key key, Instance& inst);
+  // Takes `decision` (from `from`) as this instance's decision.
+  void adopt(Instance& inst, std::vector<std::uint8_t> decision, std::uint32_t from);
+  // The commit phase of a uniform decision held here; true once it is committed.
+  bool drive_commit(Ticket* t, Instance& inst);
   // Drops the instances of key's context that precede key by more than one (see the .cpp).
   void forget_before(Key key);
 

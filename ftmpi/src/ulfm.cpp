@@ -121,7 +121,7 @@ Err Ulfm::agree_result(Comm* c, const Decision& d, int* flag) {
 
 Err Ulfm::agree(Comm* c, int* flag) {
   Decision d;
-  if (Err e = consensus_->agree(c, Consensus::Kind::construction, agree_contribution(*c, *flag), &d);
+  if (Err e = consensus_->agree(c, Consensus::Kind::uniform, agree_contribution(*c, *flag), &d);
       e != Err::ok) {
     return e;
   }
@@ -151,7 +151,10 @@ Err Ulfm::start_op(Comm* c, std::unique_ptr<Op> op, Request** out) {
   r->peer = MPI_PROC_NULL;
   std::vector<std::uint8_t> mine =
       op->is_shrink ? construct_->shrink_contribution() : agree_contribution(*c, *op->flag);
-  consensus_->begin(c, Consensus::Kind::construction, mine, &op->ticket);
+  // An agreement's value must be uniform (a process that returned it may die the next instant,
+  // having acted on it); a shrink's new communicator matters to the survivors only.
+  consensus_->begin(c, op->is_shrink ? Consensus::Kind::construction : Consensus::Kind::uniform, mine,
+                    &op->ticket);
   ops_[r] = std::move(op);
   *out = r;
   return Err::ok;
