@@ -180,7 +180,7 @@ void Daemon::on_signals() {
 
 void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
     if (hub_liveness_ && client == hub_client_) hub_liveness_->heard();  // any frame: mpirun lives
-    if ((f.type >= proto::kJobSliceType && f.type <= proto::kStdinChunkType) ||
+    if ((f.type >= proto::kJobSliceType && f.type <= proto::kJobReleaseType) ||
         (f.type >= proto::kHeartbeatType && f.type <= proto::kModexReplyType))
         return on_hub_frame(client, f);
     switch (static_cast<proto::MsgType>(f.type)) {
@@ -213,6 +213,18 @@ void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
             if (!jobs_->set_host_table(client, std::move(m.hosts)))
                 FTMPID_WARN("client %llu: host table for no job of its own, ignored",
                             static_cast<unsigned long long>(client));
+            return;
+        }
+        case proto::MsgType::job_mirror: {
+            proto::JobMirror m;
+            if (proto::decode(f, m) != proto::ProtoStatus::ok) break;
+            if (shutting_down_ || !jobs_->mirror(client, m)) {
+                FTMPID_WARN("client %llu: job mirror refused", static_cast<unsigned long long>(client));
+                return;
+            }
+            // Its mpirun is this daemon's launcher: a private daemon lives as long as it.
+            launchers_.insert(client);
+            ever_launched_ = true;
             return;
         }
         case proto::MsgType::kill_job: {

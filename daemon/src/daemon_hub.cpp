@@ -181,6 +181,11 @@ void Daemon::on_hub_frame(std::uint64_t client, proto::Frame& f) {
             if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->modex_reply(client, m);
             break;
         }
+        case proto::kJobReleaseType: {
+            proto::JobRelease m;
+            if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->release(client);
+            break;
+        }
         case proto::kStdinChunkType: {
             proto::StdinChunk m;
             if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->stdin_data(client, m);

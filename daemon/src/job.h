@@ -87,6 +87,15 @@ struct Job {
     std::map<std::string, std::uint32_t> fence_count;
     // The newest host table mpirun pushed (host_table_update); empty: this host alone.
     std::vector<proto::JobHost> host_table;
+    // Several hosts: the daemon's part does not end when its processes have all exited (it may
+    // still take replacements) but when mpirun releases the job (job_release), i.e. once every
+    // host is idle. `idle_reported`: the process count of the last host_idle sent (0: none).
+    bool released = false;
+    std::uint32_t idle_reported = 0;
+    // A job mirrored for the tools (job_mirror): its ranks all run on other hosts; this entry
+    // only carries mpirun's host table. No PMIx namespace, no process; it lives as long as the
+    // connection of the mpirun that sent it.
+    bool mirror = false;
 
     // Local processes only: a remote one is another daemon's.
     bool all_exited() const;

@@ -12,6 +12,13 @@ void JobSupervisor::set_slice(std::uint64_t client, proto::JobSlice slice) {
     pending_slices_[client] = std::move(slice);
 }
 
+void JobSupervisor::release(std::uint64_t client) {
+    Job* job = job_for_client(client);
+    if (job == nullptr || job->released) return;
+    job->released = true;
+    maybe_finish(*job);  // ends it once this host's processes have exited (they have: idle)
+}
+
 // PRRTE does the same (pmix_server_fencenb_fn -> grpcomm allgather): PMIx packs each server's
 // local data as self-delimiting envelopes, so the concatenation of every server's blob is what
 // the modex callback expects, and PMIx_Get of a remote rank's key is then served locally.

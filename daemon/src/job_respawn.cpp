@@ -110,6 +110,8 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
             RankProc& p = job->ranks[m.base + i];
             if (!p.remote && p.pid <= 0) p.exited = true;  // the survivors see it fail (REBUILD gives up on it)
         }
+        send_to_client(*job, proto::encode(done));
+        return maybe_finish(*job);  // none may be left here: idle again
     } else {
         FTMPID_INFO("job %s: started replacement(s) from process index %u on this host", job->id.c_str(), m.base);
     }

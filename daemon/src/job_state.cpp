@@ -91,6 +91,21 @@ bool JobSupervisor::set_host_table(std::uint64_t client, std::vector<proto::JobH
     return true;
 }
 
+bool JobSupervisor::mirror(std::uint64_t client, const proto::JobMirror& m) {
+    if (job_for_client(client) != nullptr || job_by_id(m.jobid) != nullptr) return false;
+    auto job = std::make_unique<Job>();
+    job->id = m.jobid;
+    job->client = client;
+    job->mirror = true;
+    job->start_ms = wall_clock_ms();
+    job->spec.argv = {m.program};
+    job->spec.nprocs = m.nprocs;
+    job->spec.comm_mode = m.comm_mode;
+    job->spec.msg_mode = m.msg_mode;
+    jobs_.emplace(m.jobid, std::move(job));
+    return true;
+}
+
 void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) const {
     std::vector<const Job*> sorted;
     for (const auto& [id, job] : jobs_) sorted.push_back(job.get());
@@ -135,7 +150,7 @@ void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) co
             j.comms.push_back(std::move(c));
         }
         j.hosts = job->host_table;
-        if (j.hosts.empty()) {  // one host: nobody pushes a table, this daemon is the table
+        if (j.hosts.empty() && !job->mirror) {  // one host: nobody pushes a table, this daemon is the table
             proto::JobHost h;
             h.name = hostname_;
             h.daemon_pid = getpid();

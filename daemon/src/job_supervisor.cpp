@@ -325,6 +325,11 @@ void JobSupervisor::client_gone(std::uint64_t client) {
     pending_slices_.erase(client);
     Job* job = job_for_client(client);
     if (job == nullptr) return;
+    if (job->mirror) {  // nothing runs here: the entry goes with its mpirun
+        jobs_.erase(job->id);
+        if (on_job_finished_) on_job_finished_();
+        return;
+    }
     job->client = 0;
     // Nobody can receive the output or the result any more: end the job rather than let it run
     // unsupervised.
@@ -473,6 +478,20 @@ void JobSupervisor::escalate_kill(const std::string& job_id) {
 
 void JobSupervisor::maybe_finish(Job& job) {
     if (!job.all_exited()) return;
+    if (job.slice && job.phase == JobPhase::running && !job.released) {
+        // Several hosts: this host stays in the job (REBUILD may place replacements here, SPEC
+        // 5.1) until mpirun sees every host idle and releases it. Once per process count: a
+        // notice that crossed a placement is told apart by mpirun with that count.
+        std::uint32_t local = 0;
+        for (const RankProc& r : job.ranks) local += r.remote ? 0 : 1;
+        if (job.idle_reported == local + 1) return;
+        job.idle_reported = local + 1;
+        FTMPI_DLOG("startup", "ftmpid: job %s: this host's %u process(es) have exited; idle", job.id.c_str(), local);
+        proto::HostIdle idle;
+        idle.processes = local;
+        send_to_client(job, proto::encode(idle));
+        return;
+    }
     FTMPI_DLOG("startup", "ftmpid: job %s: every rank has exited", job.id.c_str());
     if (!job.pipes_open()) return finish(job.id);
     if (job.drain_timer == 0) {
@@ -513,7 +532,7 @@ void JobSupervisor::finish(const std::string& job_id) {
         control_.send(job->client, proto::encode(end));
         control_.close_after_flush(job->client);
     }
-    pmix_.deregister_job(job->pmix_nspace);
+    if (!job->mirror) pmix_.deregister_job(job->pmix_nspace);
     if (on_job_finished_) on_job_finished_();
 }
 

@@ -31,6 +31,8 @@ public:
     // Several hosts (job_hub_link.cpp): the slice that the next launch on `client` runs, the
     // fence data mpirun gathered, and failures of processes on other hosts.
     void set_slice(std::uint64_t client, proto::JobSlice slice);
+    // mpirun's word that every host of the job is idle: this host's part ends now.
+    void release(std::uint64_t client);
     void fence_result(std::uint64_t client, proto::FenceResult result);
     void remote_procs_failed(std::uint64_t client, const proto::ProcsFailed& failed);
     // A whole host of the job was lost (host_messages.h): one event for all its processes.
@@ -60,6 +62,9 @@ public:
     // mpirun's host table for the job this client launched (kept for the tools); false when
     // the client runs no job here.
     bool set_host_table(std::uint64_t client, std::vector<proto::JobHost> hosts);
+    // A job of this client that runs no process here (job_mirror), for the tools; false when
+    // the client runs a job here already or the id is taken.
+    bool mirror(std::uint64_t client, const proto::JobMirror& m);
     // Called after a job has ended and been removed.
     void set_on_job_finished(std::function<void()> f) { on_job_finished_ = std::move(f); }
 

@@ -81,6 +81,9 @@ void frame_seeds(const std::string& d) {
     put(d, "fence_result", encode(FenceResult{"0,2", 3, true, "ab"}));
     put(d, "procs_failed", encode(ProcsFailed{{1, 4}}));
     put(d, "stdin_chunk", encode(StdinChunk{"input\n", true}));
+    put(d, "host_idle", encode(HostIdle{3}));
+    put(d, "job_release", encode(JobRelease{}));
+    put(d, "job_mirror", encode(JobMirror{"ftmpi-12-hosts", "./app", 4, CommMode::rebuild, MsgMode::cont}));
     put(d, "query_state", encode_query_state(true));
     put(d, "stream", cat({hello, launch, exited, encode(KillJob{})}));
     CommReport rep;

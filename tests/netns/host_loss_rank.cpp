@@ -9,6 +9,11 @@
 //                                      event, then 500 ms more (a second event would show), and
 //                                      print one line (below)
 //   host_loss_rank busy SECS           fence, then spin on the CPU for SECS; print the line
+//   host_loss_rank idle SECS           fence; every process but 0 finishes at once; process 0
+//                                      waits until they are reaped (at most SECS), then asks for
+//                                      N-1 replacements (PMIx spawn as REBUILD does), which print
+//                                      "replacement P on HOST" and finish; process 0 prints
+//                                      "spawned N-1" (or "spawn failed: ...") and finishes
 //
 // Line: "rank R on HOST: events E procs P1,P2,... first_ns T" ("events 0" when none came).
 // Every rank writes its pid to $FTMPI_TEST_DIR/pid.R and, after the fence, ready.R.
@@ -85,6 +90,49 @@ bool fence_all() {
     return PMIx_Fence(&wild, 1, nullptr, 0) == PMIX_SUCCESS;
 }
 
+// Waits until process `rank` (its pid file) is gone and reaped by its daemon.
+template <typename TimePoint>
+bool wait_reaped(unsigned rank, TimePoint end) {
+    const char* dir = std::getenv("FTMPI_TEST_DIR");
+    if (dir == nullptr) return false;
+    const std::string path = std::string(dir) + "/pid." + std::to_string(rank);
+    while (std::chrono::steady_clock::now() < end) {
+        long pid = 0;
+        if (FILE* f = std::fopen(path.c_str(), "r")) {
+            if (std::fscanf(f, "%ld", &pid) != 1) pid = 0;
+            std::fclose(f);
+        }
+        if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0) return true;  // a zombie still answers
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+// REBUILD's request (ftmpi/src/runtime.cpp): `count` new processes from index `base`.
+pmix_status_t spawn_replacements(std::uint32_t base, std::uint32_t count) {
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup("ftmpi-replacement");
+    app.maxprocs = static_cast<int>(count);
+    std::string replaces = "FTMPI_REPLACES=";
+    for (std::uint32_t i = 0; i < count; ++i) replaces += (i > 0 ? "," : "") + std::to_string(i + 1);
+    app.env = static_cast<char**>(calloc(2, sizeof(char*)));
+    app.env[0] = strdup(replaces.c_str());
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, "ftmpi.base", &base, PMIX_UINT32);
+    pmix_nspace_t child;
+    pmix_status_t rc = PMIx_Spawn(&info, 1, &app, 1, child);
+    PMIX_INFO_DESTRUCT(&info);
+    PMIX_APP_DESTRUCT(&app);
+    return rc;
+}
+
+std::string host_name() {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    return host;
+}
+
 void report() {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
@@ -101,7 +149,7 @@ void report() {
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: host_loss_rank wait SECS [VICTIM] | busy SECS\n");
+        std::fprintf(stderr, "usage: host_loss_rank wait SECS [VICTIM] | busy SECS | idle SECS\n");
         return 2;
     }
     const std::string what = argv[1];
@@ -112,6 +160,14 @@ int main(int argc, char** argv) {
         return 3;
     }
     touch("pid." + std::to_string(g_me.rank), std::to_string(getpid()));
+    const char* np = std::getenv("FTMPI_NPROCS");
+    const std::uint32_t nprocs = np != nullptr ? static_cast<std::uint32_t>(std::atol(np)) : 0;
+    if (what == "idle" && g_me.rank >= nprocs) {  // a replacement: no fence (the others are gone)
+        std::printf("replacement %u on %s\n", g_me.rank, host_name().c_str());
+        std::fflush(stdout);
+        PMIx_Finalize(nullptr, 0);
+        return 0;
+    }
     pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED};
     PMIx_Register_event_handler(codes, 1, nullptr, 0, on_aborted, nullptr, nullptr);
     if (!fence_all()) {
@@ -139,6 +195,23 @@ int main(int argc, char** argv) {
         while (std::chrono::steady_clock::now() < end) {
             for (int i = 0; i < 100000; ++i) spin = spin + 1;
         }
+    } else if (what == "idle") {
+        if (g_me.rank != 0) {
+            PMIx_Finalize(nullptr, 0);
+            return 0;
+        }
+        bool gone = true;
+        for (std::uint32_t r = 1; r < nprocs; ++r) gone = wait_reaped(r, end) && gone;
+        // Their daemons report the exits at once; give mpirun a moment to have read them.
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const pmix_status_t rc = gone ? spawn_replacements(nprocs, nprocs - 1) : PMIX_ERR_TIMEOUT;
+        if (rc == PMIX_SUCCESS)
+            std::printf("spawned %u\n", nprocs - 1);
+        else
+            std::printf("spawn failed: %s\n", PMIx_Error_string(rc));
+        std::fflush(stdout);
+        PMIx_Finalize(nullptr, 0);
+        return rc == PMIX_SUCCESS ? 0 : 5;
     } else {
         std::fprintf(stderr, "host_loss_rank: unknown mode %s\n", what.c_str());
         return 2;

@@ -94,6 +94,7 @@ LinkStatus DaemonLink::try_connect(const std::string& socket_path, std::string& 
         return LinkStatus::failed;
     }
     fd_ = fd;
+    daemon_pid_ = ack.daemon_pid;
     return LinkStatus::ok;
 }
 

@@ -24,6 +24,7 @@ public:
     int fd() const noexcept { return fd_; }
     proto::FrameDecoder& decoder() noexcept { return decoder_; }
     bool is_private() const noexcept { return private_pid_ > 0; }
+    int daemon_pid() const noexcept { return daemon_pid_; }  // from its hello_ack
 
     // Closes the connection and, for a private daemon, waits briefly for it to exit so that
     // nothing of the job outlives mpirun.
@@ -34,6 +35,7 @@ private:
     LinkStatus start_private(std::string& why);
 
     int fd_ = -1;
+    int daemon_pid_ = 0;
     pid_t private_pid_ = -1;
     int watch_fd_ = -1;        // write end of the private daemon's --watch-fd pipe
     std::string private_dir_;  // removed after the private daemon has exited

@@ -7,9 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/time.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "failure_report.h"
 #include "ftmpi/debug_log.h"
@@ -29,6 +32,29 @@ int normalize_exit(int code) {
     // Exit statuses are 8 bits; a non-zero code must not wrap to success.
     if (code != 0 && (code & 0xff) == 0) return 1;
     return code & 0xff;
+}
+
+std::uint64_t wall_ms() {
+    timeval tv{};
+    gettimeofday(&tv, nullptr);
+    return static_cast<std::uint64_t>(tv.tv_sec) * 1000 + static_cast<std::uint64_t>(tv.tv_usec) / 1000;
+}
+
+// FTMPI_REPLACES=r0,r1,... of a spawn request: the world ranks the new processes take.
+std::vector<std::uint32_t> replaced_ranks(const std::vector<std::string>& env) {
+    std::vector<std::uint32_t> out;
+    for (const auto& e : env) {
+        if (e.compare(0, 15, "FTMPI_REPLACES=") != 0) continue;
+        const char* p = e.c_str() + 15;
+        while (*p != '\0') {
+            char* end = nullptr;
+            unsigned long v = std::strtoul(p, &end, 10);
+            if (end == p) break;
+            out.push_back(static_cast<std::uint32_t>(v));
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    return out;
 }
 
 int failure_code(const proto::RankExited& m) {
@@ -152,7 +178,23 @@ bool JobMonitor::on_host_lost(std::size_t from, proto::HostLoss cause, long long
     // A silent link may come back: the daemon must then see it closed (and fence itself off).
     if (cause == proto::HostLoss::heartbeat_timeout) shutdown(s.fd, SHUT_RDWR);
     if (s.ended) return false;
+    s.lost = true;
+    table_.changed();
     relay_->flush_partial();
+    if (s.idle) {
+        // Every process it was given had exited: the job loses nothing, in any mode; it only
+        // cannot take replacements any more.
+        say("ftmpi: host " + s.host_name + " lost (" + proto::to_string(cause) +
+            "); none of the job's processes was running there\n");
+        respawn_.host_lost(spokes_, from);
+        for (const Spoke& other : spokes_)
+            if (other.open && !other.ended) {
+                release_if_idle();
+                return false;
+            }
+        exit_code = combined_exit_code();
+        return true;
+    }
     proto::HostFailed lost;
     lost.host_index = s.host;
     lost.hostname = s.host_name;
@@ -191,9 +233,50 @@ bool JobMonitor::on_host_lost(std::size_t from, proto::HostLoss cause, long long
     respawn_.host_lost(spokes_, from);
     hub_->participants_changed(spokes_, true);
     for (const Spoke& other : spokes_)
-        if (other.open && !other.ended) return false;
+        if (other.open && !other.ended) {
+            release_if_idle();
+            return false;
+        }
     exit_code = combined_exit_code();
     return true;
+}
+
+void JobMonitor::on_host_idle(std::size_t from, const proto::Frame& f) {
+    proto::HostIdle m;
+    if (proto::decode(f, m) != proto::ProtoStatus::ok) return;
+    Spoke& s = spokes_[from];
+    std::uint32_t placed = 0;
+    for (std::uint32_t h : host_of_rank_) placed += h == s.host ? 1 : 0;
+    // Sent before it heard of a placement on its host: it is not idle, and says so again later.
+    if (m.processes != placed) return;
+    s.idle = true;
+    release_if_idle();
+}
+
+void JobMonitor::release_if_idle() {
+    if (released_ || killing_ || decided_ || forced_exit_ >= 0 || respawn_.pending()) return;
+    for (const Spoke& s : spokes_)
+        if (s.open && !s.ended && !s.idle) return;
+    released_ = true;
+    FTMPI_DLOG("startup", "mpirun: every host is idle; releasing the job");
+    const auto frame = proto::encode(proto::JobRelease{});
+    for (const Spoke& s : spokes_)
+        if (s.open && !s.ended) (void)proto::write_all(s.fd, frame);
+}
+
+void JobMonitor::on_spawn_request(std::size_t from, proto::SpawnRequest m) {
+    const std::size_t before = host_of_rank_.size();
+    const std::size_t base = m.base;
+    const std::vector<std::uint32_t> replaces = replaced_ranks(m.env);
+    respawn_.spawn_request(spokes_, from, std::move(m), host_of_rank_);
+    if (host_of_rank_.size() == before) return;
+    // Index gaps (an interrupted rebuild) run nowhere; the new processes show the ranks they took.
+    while (world_rank_of_.size() < host_of_rank_.size()) {
+        const std::size_t p = world_rank_of_.size();
+        std::size_t i = p >= base ? p - base : replaces.size();
+        world_rank_of_.push_back(i < replaces.size() ? replaces[i] : static_cast<std::uint32_t>(p));
+    }
+    table_.changed();
 }
 
 int JobMonitor::combined_exit_code() const {
@@ -241,11 +324,14 @@ bool JobMonitor::handle_frame(std::size_t from, const proto::Frame& f, int& exit
             return false;
         case proto::kHeartbeatType:
             return false;  // its arrival was the point (run_loop noted it)
+        case proto::kHostIdleType:
+            if (hub_) on_host_idle(from, f);
+            return false;
         case proto::kSpawnRequestType: {
             proto::SpawnRequest m;
             if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok) {
                 if (killing_ || decided_) return false;  // the job is ending: no answer needed
-                respawn_.spawn_request(spokes_, from, std::move(m), host_of_rank_);
+                on_spawn_request(from, std::move(m));
             }
             return false;
         }
@@ -332,6 +418,8 @@ int JobMonitor::run(std::vector<Spoke> spokes, const std::vector<proto::JobSlice
     spokes_ = std::move(spokes);
     hub_.emplace(slices.at(0).host_of_rank);
     host_of_rank_ = slices.at(0).host_of_rank;
+    world_rank_of_.resize(host_of_rank_.size());
+    for (std::size_t p = 0; p < world_rank_of_.size(); ++p) world_rank_of_[p] = static_cast<std::uint32_t>(p);
     for (std::size_t i = 0; i < spokes_.size(); ++i)
         if (spokes_[i].host == slices[0].host_of_rank.at(0)) stdin_spoke_ = i;
     const auto launch_frame = proto::encode(launch);
@@ -351,6 +439,7 @@ int JobMonitor::run(std::vector<Spoke> spokes, const std::vector<proto::JobSlice
         for (std::size_t i = 0; i < spokes_.size(); ++i)
             if (spokes_[i].remote) liveness_->watch(i, now);
     }
+    for (Spoke& s : spokes_) s.last_heard_ms = wall_ms();  // each has just said hello
     return run_loop(launch);
 }
 
@@ -403,6 +492,10 @@ int JobMonitor::run_loop(const proto::LaunchJob& launch) {
             }
             consider(liveness_->next_deadline());
         }
+        if (several_hosts()) {
+            table_.tick(spokes_, host_of_rank_, world_rank_of_, now);
+            consider(table_.next_deadline());
+        }
         fds.assign(1, pollfd{sigfd, POLLIN, 0});
         spoke_of.assign(1, 0);
         for (std::size_t i = 0; i < spokes_.size(); ++i) {
@@ -442,6 +535,7 @@ int JobMonitor::run_loop(const proto::LaunchJob& launch) {
                 continue;
             }
             if (liveness_) liveness_->heard(from, Clock::now());
+            if (s.remote) s.last_heard_ms = wall_ms();
             s.decoder->feed(buf, static_cast<std::size_t>(n));
             for (;;) {
                 proto::Frame f;

@@ -14,6 +14,7 @@
 #include "fence_hub.h"
 #include "ftmpi_proto/host_messages.h"
 #include "host_liveness.h"
+#include "host_table_feed.h"
 #include "respawn_hub.h"
 #include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/messages.h"
@@ -39,6 +40,10 @@ public:
     // Several hosts: heartbeats on the remote links (host_liveness.h). Call before run().
     void set_heartbeat(proto::HeartbeatConfig config) { liveness_.emplace(config); }
 
+    // Several hosts: where the host table for the tools goes (the local daemon's connection:
+    // the job's own when ranks run here, else a job_mirror one). Call before run().
+    void set_host_table_sink(int fd) { table_.set_sink(fd); }
+
     // The signalfd: readable when mpirun was interrupted (RemoteDaemons gives up on it).
     int signal_fd() const noexcept { return sigfd_; }
 
@@ -56,6 +61,10 @@ private:
     bool on_host_lost(std::size_t from, proto::HostLoss cause, long long silence_ms, int& exit_code);
     void on_rank_exited(std::size_t from, const proto::RankExited& m);
     void relay_procs_failed(std::size_t from, const proto::Frame& f);
+    void on_host_idle(std::size_t from, const proto::Frame& f);
+    // Several hosts: every daemon idle or gone and no placement pending: job_release to all.
+    void release_if_idle();
+    void on_spawn_request(std::size_t from, proto::SpawnRequest m);
     void request_kill(proto::KillReason reason, int exit_code);
     void kill_others(std::size_t except);
     // launch.forward_stdin: mpirun's stdin, read as it comes, goes to rank 0's daemon.
@@ -71,6 +80,9 @@ private:
     std::optional<HostLiveness> liveness_;
     RespawnHub respawn_;
     std::vector<std::uint32_t> host_of_rank_;  // several hosts: the placement (index = rank)
+    std::vector<std::uint32_t> world_rank_of_;  // index = process; a replacement shows the rank it took
+    HostTableFeed table_;
+    bool released_ = false;
     OutputRelay* relay_ = nullptr;
     bool killing_ = false;
     int forced_exit_ = -1;  // set when mpirun itself ended the job (timeout, signal)

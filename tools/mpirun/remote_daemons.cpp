@@ -122,6 +122,7 @@ bool RemoteDaemons::admit(int fd, const proto::JobSecret& secret, std::string& w
         link.host_index = hello.host_index;
         link.fd = fd;
         link.hostname = hello.hostname;
+        link.pid = hello.pid;
         link.net_addr = hello.net_addr;
         link.decoder = std::move(decoder);
         links_.push_back(std::move(link));

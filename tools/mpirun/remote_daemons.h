@@ -32,6 +32,7 @@ struct RemoteLink {
     std::uint32_t host_index = 0;
     int fd = -1;                   // blocking; authenticated
     std::string hostname;          // the daemon's real host name (DaemonHello)
+    std::int32_t pid = 0;          // the daemon's pid on its host (DaemonHello)
     std::string net_addr;          // the daemon's local address of this link
     std::unique_ptr<proto::FrameDecoder> decoder;
 };

@@ -60,6 +60,7 @@ void RespawnHub::spawn_request(std::vector<Spoke>& spokes, std::size_t from, pro
         for (std::size_t i = 0; i < spokes.size(); ++i) {
             if (spokes[i].host != h) continue;
             ++spokes[i].ranks_alive;
+            spokes[i].idle = false;
             p.awaiting.insert(i);
         }
     }

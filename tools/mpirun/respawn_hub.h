@@ -26,6 +26,8 @@ public:
     void modex_request(std::vector<Spoke>& spokes, std::size_t from, proto::ModexRequest m,
                        const std::vector<std::uint32_t>& host_of_rank);
     void modex_reply(std::vector<Spoke>& spokes, const proto::ModexReply& m);
+    // Placements still waiting for their daemons' answers.
+    bool pending() const noexcept { return !pending_.empty(); }
     // A host is gone: what it was to start counts as not started.
     void host_lost(std::vector<Spoke>& spokes, std::size_t lost);
 

@@ -9,6 +9,8 @@
 #include "daemon_link.h"
 #include "ftmpi/debug_log.h"
 #include "ftmpi_proto/auth_token.h"
+#include "ftmpi_proto/host_table.h"
+#include "ftmpi_proto/unix_socket.h"
 #include "ftmpi_proto/hub_messages.h"
 #include "output_relay.h"
 #include "remote_daemons.h"
@@ -53,6 +55,13 @@ int run_on_several_hosts(const Options& opts, const Placement& plan, const Launc
         return fail("cannot start the remote daemons: " + why);
     const std::optional<std::uint32_t> local_index = plan.local_index();
     if (local_index && local.connect_or_start(why) != LinkStatus::ok) return fail(why);
+    // No rank here: the local daemon still carries the job for the tools (a mirror entry),
+    // so that hostinfo/cominfo on mpirun's host find it. The job does not depend on it.
+    bool mirror = false;
+    if (!local_index) {
+        mirror = local.connect_or_start(why) == LinkStatus::ok;
+        if (!mirror) FTMPI_DLOG("startup", "mpirun: no local daemon for the tools: %s", why.c_str());
+    }
     if (daemons.wait_connected(why) != LinkStatus::ok) return fail(why);
     FTMPI_DLOG("startup", "mpirun: every daemon of %zu hosts connected", plan.hosts.size());
 
@@ -77,6 +86,7 @@ int run_on_several_hosts(const Options& opts, const Placement& plan, const Launc
         s.decoder = l.decoder.get();
         s.host = l.host_index;
         s.host_name = l.hostname;
+        s.daemon_pid = l.pid;
         s.remote = true;
         spokes.push_back(s);
         proto::JobSlice slice;
@@ -90,6 +100,7 @@ int run_on_several_hosts(const Options& opts, const Placement& plan, const Launc
         s.decoder = &local.decoder();
         s.host = *local_index;
         s.host_name = common.host_names[*local_index];
+        s.daemon_pid = local.daemon_pid();
         spokes.push_back(s);
         proto::JobSlice slice;
         slice.host_index = *local_index;
@@ -105,6 +116,16 @@ int run_on_several_hosts(const Options& opts, const Placement& plan, const Launc
     }
     FTMPI_DLOG("startup", "mpirun: launching %u ranks on %zu hosts", launch.nprocs, plan.hosts.size());
     monitor.set_heartbeat(opts.heartbeat);
+    if (local_index) monitor.set_host_table_sink(local.fd());
+    if (mirror) {
+        proto::JobMirror m;
+        m.jobid = common.jobid;
+        m.program = launch.argv.empty() ? std::string() : launch.argv[0];
+        m.nprocs = launch.nprocs;
+        m.comm_mode = launch.comm_mode;
+        m.msg_mode = launch.msg_mode;
+        if (proto::write_all(local.fd(), proto::encode(m)) == proto::ProtoStatus::ok) monitor.set_host_table_sink(local.fd());
+    }
     const int code = monitor.run(std::move(spokes), slices, launch);
     daemons.close_and_reap();
     local.close_and_reap();

@@ -19,6 +19,12 @@ struct Spoke {
     std::string host_name;                 // real host name (the daemon's hostname)
     bool open = true;                      // false once its connection closed
     bool remote = false;                   // a TCP link to another host: watched by heartbeats
+    std::int32_t daemon_pid = 0;           // on its host (hello_ack / daemon_hello)
+    bool lost = false;                     // mpirun declared the host lost (link closed or silent)
+    std::uint64_t last_heard_ms = 0;       // wall clock of its last frame (remote links)
+    // Every process placed here has exited (host_idle with the count mpirun placed here): the
+    // daemon stays for replacements until mpirun releases the job.
+    bool idle = false;
     std::optional<proto::JobEnded> ended;  // its job_ended, once received
     // Rank accounting for the exit rules over all hosts and for the fences.
     std::uint32_t ranks_alive = 0;         // placed here and not yet reported exited

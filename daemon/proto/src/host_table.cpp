@@ -64,4 +64,29 @@ ProtoStatus decode(const Frame& f, HostTableUpdate& out) {
     return st;
 }
 
+std::vector<std::uint8_t> encode(const JobMirror& m) {
+    WireWriter w;
+    w.str(m.jobid);
+    w.str(m.program);
+    w.u32(m.nprocs);
+    w.u8(static_cast<std::uint8_t>(m.comm_mode));
+    w.u8(static_cast<std::uint8_t>(m.msg_mode));
+    return frame_encode(static_cast<std::uint16_t>(MsgType::job_mirror), w.bytes());
+}
+
+ProtoStatus decode(const Frame& f, JobMirror& out) {
+    if (f.type != static_cast<std::uint16_t>(MsgType::job_mirror)) return ProtoStatus::wrong_type;
+    WireReader r(f.payload);
+    JobMirror m;
+    m.jobid = r.str();
+    m.program = r.str();
+    m.nprocs = r.u32();
+    m.comm_mode = r.enum_u8<CommMode>(static_cast<std::uint8_t>(CommMode::count_));
+    m.msg_mode = r.enum_u8<MsgMode>(static_cast<std::uint8_t>(MsgMode::count_));
+    ProtoStatus st = r.finish();
+    if (st == ProtoStatus::ok && (m.jobid.empty() || m.nprocs == 0)) st = ProtoStatus::malformed;
+    if (st == ProtoStatus::ok) out = std::move(m);
+    return st;
+}
+
 }  // namespace ftmpi::proto

@@ -82,7 +82,15 @@ void read_fields(WireReader& r, StdinChunk& m) {
     m.eof = r.boolean();
 }
 
+void write_fields(WireWriter& w, const HostIdle& m) { w.u32(m.processes); }
+void read_fields(WireReader& r, HostIdle& m) { m.processes = r.u32(); }
+
+void write_fields(WireWriter&, const JobRelease&) {}
+void read_fields(WireReader&, JobRelease&) {}
+
 bool consistent(const DaemonHello&) { return true; }
+bool consistent(const HostIdle&) { return true; }
+bool consistent(const JobRelease&) { return true; }
 bool consistent(const FenceContribution&) { return true; }
 bool consistent(const FenceResult&) { return true; }
 bool consistent(const ProcsFailed&) { return true; }
@@ -98,6 +106,8 @@ FTMPI_MESSAGE_CODEC(FenceContribution)
 FTMPI_MESSAGE_CODEC(FenceResult)
 FTMPI_MESSAGE_CODEC(ProcsFailed)
 FTMPI_MESSAGE_CODEC(StdinChunk)
+FTMPI_MESSAGE_CODEC(HostIdle)
+FTMPI_MESSAGE_CODEC(JobRelease)
 
 #undef FTMPI_HUB_CODEC
 

@@ -8,12 +8,19 @@
 //   host_table_update: u32 count | count x JobHost
 //   JobHost: str name | u8 state | i32 daemon pid | u32 n | n x u32 world rank | u32 spares
 //            | u64 last heard (ms since the epoch, mpirun's clock; 0: mpirun's own host)
+//
+// A job on several hosts none of whose ranks runs on mpirun's host has no entry in the local
+// daemon to hang the table on, so mpirun first sends job_mirror: the daemon then keeps an entry
+// for the job without processes (no PMIx namespace, nothing forked) until that connection
+// closes, and the tools find the job there like any other.
+//   job_mirror: str job id | str program | u32 nprocs | u8 comm mode | u8 msg mode
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "ftmpi_proto/modes.h"
 #include "ftmpi_proto/status.h"
 #include "ftmpi_proto/wire.h"
 
@@ -39,6 +46,19 @@ struct HostTableUpdate {
 
 std::vector<std::uint8_t> encode(const HostTableUpdate& m);  // a host_table_update frame
 ProtoStatus decode(const Frame& f, HostTableUpdate& out);
+
+struct JobMirror {
+    static constexpr std::uint16_t kType = 0x0107;  // MsgType::job_mirror
+    std::string jobid;
+    std::string program;  // argv[0]
+    std::uint32_t nprocs = 0;
+    CommMode comm_mode = CommMode::abort;
+    MsgMode msg_mode = MsgMode::nop;
+};
+
+std::vector<std::uint8_t> encode(const JobMirror& m);  // a job_mirror frame
+// malformed: an empty job id or no process.
+ProtoStatus decode(const Frame& f, JobMirror& out);
 
 // The list encoding, shared with the Snapshot (state.cpp).
 void write_hosts(WireWriter& w, const std::vector<JobHost>& hosts);

@@ -9,6 +9,8 @@
 //   daemon -> fence_contribution (PMIx fence upcall)    mpirun -> fence_result to every daemon
 //   daemon -> procs_failed (a local rank failed, job goes on)  mpirun -> procs_failed to the others
 //   mpirun -> stdin_chunk (rank 0's daemon only), kill_job (every daemon)
+//   daemon -> host_idle (every process it started has exited; it stays for replacements)
+//   mpirun -> job_release (every host is idle: the job is over, end your part)
 // Types 0x0300-0x031f are the runtime's (0x0320-0x033f: heartbeats and host failure).
 #pragma once
 
@@ -27,6 +29,8 @@ inline constexpr std::uint16_t kFenceContributionType = 0x0303;
 inline constexpr std::uint16_t kFenceResultType = 0x0304;
 inline constexpr std::uint16_t kProcsFailedType = 0x0305;
 inline constexpr std::uint16_t kStdinChunkType = 0x0306;
+inline constexpr std::uint16_t kHostIdleType = 0x0307;
+inline constexpr std::uint16_t kJobReleaseType = 0x0308;
 
 // First frame of a remote daemon after the handshake.
 struct DaemonHello {
@@ -84,12 +88,29 @@ struct StdinChunk {
     bool eof = false;
 };
 
+// A daemon of a job on several hosts does not end its part when its processes have all exited:
+// it still lives and may take REBUILD replacements (least loaded host first). It tells mpirun
+// it is idle, with how many processes of the job it has been given in all (its first ones and
+// replacements), so that mpirun can tell a current notice from one that crossed a placement.
+struct HostIdle {
+    static constexpr std::uint16_t kType = kHostIdleType;
+    std::uint32_t processes = 0;
+};
+
+// mpirun -> every daemon, once every daemon is idle (or gone) and no placement is pending: the
+// job is over; each daemon ends its part as on one host (job_ended, then it closes).
+struct JobRelease {
+    static constexpr std::uint16_t kType = kJobReleaseType;
+};
+
 std::vector<std::uint8_t> encode(const DaemonHello& m);
 std::vector<std::uint8_t> encode(const JobSlice& m);
 std::vector<std::uint8_t> encode(const FenceContribution& m);
 std::vector<std::uint8_t> encode(const FenceResult& m);
 std::vector<std::uint8_t> encode(const ProcsFailed& m);
 std::vector<std::uint8_t> encode(const StdinChunk& m);
+std::vector<std::uint8_t> encode(const HostIdle& m);
+std::vector<std::uint8_t> encode(const JobRelease& m);
 
 // Fill `out` only on ok; wrong_type for another message; malformed for inconsistent fields
 // (a slice whose host index or rank placement names no host).
@@ -99,5 +120,7 @@ ProtoStatus decode(const Frame& f, FenceContribution& out);
 ProtoStatus decode(const Frame& f, FenceResult& out);
 ProtoStatus decode(const Frame& f, ProcsFailed& out);
 ProtoStatus decode(const Frame& f, StdinChunk& out);
+ProtoStatus decode(const Frame& f, HostIdle& out);
+ProtoStatus decode(const Frame& f, JobRelease& out);
 
 }  // namespace ftmpi::proto

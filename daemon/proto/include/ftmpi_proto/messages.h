@@ -45,6 +45,7 @@ enum class MsgType : std::uint16_t {
     host_table = 0x0104,
     comm_state_report = 0x0105,
     host_table_update = 0x0106,  // mpirun -> its local daemon: the job's hosts (host_table.h)
+    job_mirror = 0x0107,         // mpirun -> its local daemon: a job with no rank here (host_table.h)
 
     // Reserved: failure notification and recovery.
     proc_failed = 0x0200,       // daemon -> daemons/tools: a process died (beyond rank_exited)

@@ -1,0 +1,91 @@
+#!/bin/bash
+# A job's life on 3 namespace hosts beyond the happy path (issue 15):
+#   lifecycle_hosts.sh CASE BIN_DIR TEST_BIN_DIR HOST_LOSS_RANK [ROUNDS]
+# idle        REBUILD, 3 PMIx ranks --map-by node: ranks 1 and 2 (hosts 2 and 3) finish at once,
+#             rank 0 (host 1) then asks for 2 replacements. Hosts 2 and 3 still have their
+#             daemons (a host whose processes finished stays in the job until every host is
+#             idle), so they are the least loaded surviving hosts and take one each; then every
+#             host is idle, mpirun releases the job and exits 0; nothing is left anywhere.
+# init_death  SHRINK, `ft_hang init 4 DELAY` with 6 ranks --map-by node, ROUNDS times: rank 4
+#             (host 2) SIGKILLs itself before or during MPI_Init (DELAY 0..300 ms), before it
+#             published its address. Its failure must reach the others' address exchange at once
+#             (through the failure relay), so they leave MPI_Init and go on in the shrunk world:
+#             each round must end well before the 30 s the others used to wait for the address.
+#             Prints each round's time next to a failure-free run of the same size.
+set -u
+CASE=$1 BIN=$2 TBIN=$3 RANK=$4 ROUNDS=${5:-5}
+here=$(dirname "$(readlink -f "$0")")
+export FTNS; FTNS=$(bash "$here/hosts.sh" up 3) || { echo "FAIL: cannot make the hosts"; exit 1; }
+trap 'bash "$here/hosts.sh" down' EXIT
+mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+T=$FTNS/t
+mkdir -p "$T"
+STEP=
+
+fail() {
+    echo "FAIL [$CASE/$STEP]: $*"
+    echo "--- stdout"; cat "$T/out" 2>/dev/null; echo "--- stderr"; cat "$T/err" 2>/dev/null
+    exit 1
+}
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# run LIMIT ARGS...: mpirun on host 1 (3 hosts from the hostfile); sets RC and MS (wall time).
+run() {
+    local limit=$1 t0; shift
+    rm -f "$T"/pid.* "$T"/ready.*
+    t0=$(now_ms)
+    FTMPI_TEST_DIR=$T timeout -s KILL "$limit" bash "$here/hosts.sh" exec "${H[0]}" \
+        "$BIN/mpirun" --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" --timeout "$limit" "$@" \
+        >"$T/out" 2>"$T/err" </dev/null
+    RC=$?
+    MS=$(( $(now_ms) - t0 ))
+}
+expect_clean() {
+    local h
+    for _ in $(seq 30); do
+        local dirty=0
+        for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" >/dev/null || dirty=1; done
+        [ $dirty -eq 0 ] && return 0
+        sleep 0.1
+    done
+    for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
+}
+
+case_idle() {
+    STEP=idle
+    run 60 -n 3 --map-by node --comm-mode rebuild "$RANK" idle 20
+    [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
+    grep -qx "spawned 2" "$T/out" || fail "rank 0 did not get its replacements"
+    grep -qx "replacement 3 on ${H[1]}" "$T/out" || fail "replacement 3 not on ${H[1]} (idle, least loaded)"
+    grep -qx "replacement 4 on ${H[2]}" "$T/out" || fail "replacement 4 not on ${H[2]} (idle, least loaded)"
+    grep -q "lost" "$T/err" && fail "a host was reported lost"
+    expect_clean "${H[@]}"
+    echo "ok [idle] replacements on the hosts whose ranks had finished; job released and ended in $MS ms"
+}
+
+case_init_death() {
+    local round delay times=
+    STEP=reference
+    run 60 -n 6 --map-by node --comm-mode shrink "$TBIN/ft_hang" truncate 0
+    [ "$RC" -eq 0 ] || fail "failure-free reference: mpirun exit $RC"
+    local ref=$MS
+    for round in $(seq "$ROUNDS"); do
+        # Before MPI_Init, then anywhere in it (start-up across hosts takes ~100-600 ms).
+        delay=$(( round == 1 ? 0 : (RANDOM % 300) * 1000 ))
+        STEP="round $round delay ${delay}us"
+        run 60 -n 6 --map-by node --comm-mode shrink "$TBIN/ft_hang" init 4 "$delay"
+        [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
+        grep -q "ft_hang init OK" "$T/out" || fail "the survivors did not go on without rank 4"
+        # The old wait for the dead rank's address was 30 s; the start-up itself takes ~1 s here.
+        [ "$MS" -lt 15000 ] || fail "took $MS ms: the survivors waited for the dead rank's address"
+        expect_clean "${H[0]}" "${H[1]}" "${H[2]}"
+        times="$times $MS"
+    done
+    echo "ok [init_death] $ROUNDS rounds, ms:$times (failure-free reference $ref ms)"
+}
+
+case "$CASE" in
+    idle) case_idle ;;
+    init_death) case_init_death ;;
+    *) echo "unknown case $CASE"; exit 2 ;;
+esac
