@@ -76,6 +76,7 @@ Status Daemon::start(std::string& why) {
 
     control_ = std::make_unique<ControlServer>(loop_, token);
     jobs_ = std::make_unique<JobSupervisor>(loop_, *pmix_, binder_, *control_, signals_.blocked(), opts_.bind_cores);
+    jobs_->set_forward_reports(opts_.remote);  // the tools run on mpirun's host
     control_->set_handlers({
         [this](std::uint64_t c, proto::Frame&& f) { on_control_frame(c, std::move(f)); },
         [this](std::uint64_t c) {
@@ -225,6 +226,12 @@ void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
             // Its mpirun is this daemon's launcher: a private daemon lives as long as it.
             launchers_.insert(client);
             ever_launched_ = true;
+            return;
+        }
+        case proto::MsgType::comm_report_relay: {
+            proto::CommReportRelay m;
+            if (proto::decode(f, m) != proto::ProtoStatus::ok) break;
+            jobs_->relay_report(client, m);
             return;
         }
         case proto::MsgType::kill_job: {

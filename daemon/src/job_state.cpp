@@ -16,6 +16,7 @@ namespace ftmpi::daemon {
 namespace {
 
 constexpr std::size_t kMaxCommsPerJob = 4096;
+constexpr std::uint32_t kMaxRanks = 65535;  // as for a launch
 
 std::uint64_t cpu_ms_of(pid_t pid) {
     char path[64];
@@ -60,6 +61,39 @@ void JobSupervisor::handle_report(const std::uint8_t* data, std::size_t n, pid_t
                     rep.reporter, static_cast<int>(sender));
         return;
     }
+    // A remote daemon passes it on: the tools run on mpirun's host (host_table.h).
+    if (forward_reports_ && job->slice) {
+        proto::CommReportRelay relay;
+        relay.report.assign(reinterpret_cast<const char*>(data), n);
+        send_to_client(*job, proto::encode(relay));
+    }
+    apply_report(*job, std::move(rep));
+}
+
+void JobSupervisor::relay_report(std::uint64_t client, const proto::CommReportRelay& m) {
+    proto::CommReport rep;
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(m.report.data());
+    if (proto::decode_report(bytes, m.report.size(), rep) != proto::ProtoStatus::ok) return;
+    Job* job = job_for_client(client);
+    // Only the job this mpirun runs; a process of another host is a placeholder here.
+    if (job == nullptr || rep.jobid != job->id || !(job->slice || job->mirror)) return;
+    std::uint32_t highest = rep.reporter;
+    for (const auto& p : rep.comm.procs) highest = std::max(highest, p.world_rank);
+    if (highest >= kMaxRanks) return;
+    // A mirror learns the processes from the reports; a job that runs here knows them all
+    // (mpirun's placements reach it before the new processes can report).
+    while (job->mirror && job->ranks.size() <= highest) {
+        RankProc other;
+        other.rank = other.world_rank = static_cast<std::uint32_t>(job->ranks.size());
+        other.remote = true;
+        job->ranks.push_back(other);
+    }
+    if (rep.reporter >= job->ranks.size() || !job->ranks[rep.reporter].remote) return;  // ours report here
+    apply_report(*job, std::move(rep));
+}
+
+void JobSupervisor::apply_report(Job& job_ref, proto::CommReport rep) {
+    Job* job = &job_ref;
     const auto key = std::make_pair(rep.comm.key_context, rep.comm.leader);
     if (rep.kind == proto::ReportKind::freed) {
         auto it = job->comms.find(key);

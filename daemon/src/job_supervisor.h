@@ -58,6 +58,10 @@ public:
     // is the pid the kernel vouches for, which must be that rank's or in its process group.
     void set_monitor_socket(std::string path) { monitor_socket_ = std::move(path); }
     void handle_report(const std::uint8_t* data, std::size_t n, pid_t sender);
+    // Several hosts: a remote daemon passes the reports it accepted to mpirun; mpirun's local
+    // daemon takes them (comm_report_relay) for the job of that mpirun.
+    void set_forward_reports(bool on) { forward_reports_ = on; }
+    void relay_report(std::uint64_t client, const proto::CommReportRelay& m);
     void snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) const;
     // mpirun's host table for the job this client launched (kept for the tools); false when
     // the client runs no job here.
@@ -70,6 +74,7 @@ public:
 
 private:
     Job* job_by_id(const std::string& id);
+    void apply_report(Job& job, proto::CommReport rep);  // a checked report into the job's table
     Job* job_by_nspace(const std::string& nspace);  // PMIx upcalls name the secret namespace
     Job* job_for_client(std::uint64_t client);
     void send_to_client(Job& job, std::vector<std::uint8_t> frame);
@@ -128,6 +133,7 @@ private:
     std::unordered_map<pid_t, std::string> job_of_pid_;
     std::function<void()> on_job_finished_;
     std::string monitor_socket_;
+    bool forward_reports_ = false;
 };
 
 }  // namespace ftmpi::daemon

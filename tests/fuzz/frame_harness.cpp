@@ -75,6 +75,7 @@ void decode_everything(const Frame& f) {
     round_trip<HostIdle>(f.payload);
     round_trip<JobRelease>(f.payload);
     round_trip<JobMirror>(f.payload);
+    round_trip<CommReportRelay>(f.payload);
     round_trip_snapshot(f.payload);
     // And the type check itself: a frame of another type must be refused as wrong_type.
     LaunchJob lj;

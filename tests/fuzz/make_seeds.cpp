@@ -91,6 +91,8 @@ void frame_seeds(const std::string& d) {
     rep.reporter = 1;
     rep.comm = sample_snapshot().jobs[0].comms[0];
     put(d, "report_update", encode_report(rep));
+    const auto update = encode_report(rep);
+    put(d, "comm_report_relay", encode(CommReportRelay{std::string(update.begin(), update.end())}));
     rep.kind = ReportKind::freed;
     put(d, "report_freed", encode_report(rep));
 }

@@ -7,12 +7,15 @@
 #           (< 1.5 s) for hosts 2 and 3, refreshed while the job runs; the text view names them.
 #           Then host 3's daemon is SIGKILLed: hostinfo shows host 3 FAILED (ranks kept), the
 #           others ok, and the job goes on. cominfo --json on host 1 lists the job.
-# no_local  mpirun on host 1 with --host H2:2,H3:2 (no rank on mpirun's host): hostinfo and
-#           cominfo on host 1 still find the job (mpirun's local daemon keeps a mirror entry of
-#           it): hosts 2 and 3 with ranks 0,1 / 2,3. When the job ends, nothing is left on host 1.
+# no_local  mpirun on host 1 with --host H2:2,H3:1 (no rank on mpirun's host) running
+#           tests/e2e/tools/ft_phases (SHRINK): hostinfo and cominfo on host 1 still find the job
+#           (mpirun's local daemon keeps a mirror entry of it): hosts 2 and 3 with ranks 0,1 / 2;
+#           cominfo shows MPI_COMM_WORLD (reported by the ranks to their own daemons and passed
+#           on through mpirun) with each rank's host, then rank 1 FAILED after it died, then the
+#           repaired "work" communicator; the job ends 0 and nothing is left on any host.
 # After each case nothing of the job may be left on any live host.
 set -u
-CASE=$1 BIN=$2
+CASE=$1 BIN=$2 TBIN=${3:-}
 here=$(dirname "$(readlink -f "$0")")
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
@@ -105,15 +108,30 @@ case_table() {
 }
 
 case_no_local() {
-    start --host "${H[1]}:2,${H[2]}:2" -n 4 sleep 60
+    local W='.jobs[] | select(.id | endswith("-hosts")) | .comms[]'
+    start --host "${H[1]}:2,${H[2]}:1" -n 3 --comm-mode shrink "$TBIN/ft_phases" "$T"
     on1 hostinfo "[$JOB | .hosts[]] as \$h | (\$h | length) == 2
-        and \$h[0].name == \"${H[1]}\" and \$h[0].ranks == [0,1] and \$h[1].name == \"${H[2]}\" and \$h[1].ranks == [2,3]
+        and \$h[0].name == \"${H[1]}\" and \$h[0].ranks == [0,1] and \$h[1].name == \"${H[2]}\" and \$h[1].ranks == [2]
         and ([\$h[].state] | all(. == \"ok\")) and \$h[0].heartbeat_age_ms < 1500"
     on1 hostinfo "[.hosts[].jobs[] | select(.id | endswith(\"-hosts\"))] | length == 1 and .[0].procs == []"
-    on1 cominfo "[.jobs[] | select(.id | endswith(\"-hosts\"))] | length == 1"
-    end_job
+    for _ in $(seq 300); do [ -f "$T/ready1" ] && break; sleep 0.1; done
+    [ -f "$T/ready1" ] || fail "phase 1 never reached"
+    on1 cominfo "[$W | select(.name == \"MPI_COMM_WORLD\")] | length == 1 and .[0].size == 3
+        and ([.[0].procs[].host] == [\"${H[1]}\", \"${H[1]}\", \"${H[2]}\"])"
+    touch "$T/go1"
+    for _ in $(seq 300); do [ -f "$T/ready2" ] && break; sleep 0.1; done
+    [ -f "$T/ready2" ] || fail "phase 2 never reached"
+    on1 cominfo "[$W | select(.name == \"MPI_COMM_WORLD\") | .procs[] | select(.state == \"FAILED\") | .rank] == [1]"
+    touch "$T/go2"
+    for _ in $(seq 300); do [ -f "$T/ready3" ] && break; sleep 0.1; done
+    [ -f "$T/ready3" ] || fail "phase 3 never reached"
+    on1 cominfo "[$W | select(.name == \"work\")] | length == 1 and .[0].size == 2 and .[0].state == \"OK\""
+    touch "$T/go3"
+    for _ in $(seq 300); do [ -f "$T/rc" ] && break; sleep 0.1; done
+    [ "$(cat "$T/rc" 2>/dev/null)" = 0 ] || fail "mpirun exit $(cat "$T/rc" 2>/dev/null)"
+    grep -q "ft_phases OK" "$T/out" || fail "ft_phases did not finish"
     expect_clean "${H[0]}" "${H[1]}" "${H[2]}"
-    echo "ok [no_local] the job is found on mpirun's host without a rank there"
+    echo "ok [no_local] the job and its communicators are found on mpirun's host without a rank there"
 }
 
 case "$CASE" in

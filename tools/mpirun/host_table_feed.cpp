@@ -38,6 +38,10 @@ void HostTableFeed::tick(const std::vector<Spoke>& spokes, const std::vector<std
     last_sent_ = now;
 }
 
+void HostTableFeed::forward(const std::vector<std::uint8_t>& frame) {
+    if (sink_ >= 0 && proto::write_all(sink_, frame) != proto::ProtoStatus::ok) sink_ = -1;
+}
+
 std::optional<HostTableFeed::Clock::time_point> HostTableFeed::next_deadline() const {
     if (sink_ < 0) return std::nullopt;
     if (dirty_ || !last_sent_) return Clock::now();

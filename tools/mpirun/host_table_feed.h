@@ -4,7 +4,9 @@
 // table to the daemon on its own host, where hostinfo and cominfo find it: the job's own entry
 // there when ranks run on mpirun's host, else a mirror entry (job_mirror) that mpirun asked for.
 // Sent at the start, at once after every change (a host lost, processes placed), and every
-// refresh period so that the heartbeat ages the tools show stay current.
+// refresh period so that the heartbeat ages the tools show stay current. The communicator
+// reports of the other hosts' ranks take the same way (forward), so that cominfo there shows
+// every communicator of the job.
 #pragma once
 
 #include <chrono>
@@ -30,6 +32,8 @@ public:
     void tick(const std::vector<Spoke>& spokes, const std::vector<std::uint32_t>& host_of_process,
               const std::vector<std::uint32_t>& world_rank_of, Clock::time_point now);
     std::optional<Clock::time_point> next_deadline() const;
+    // A remote rank's communicator report (comm_report_relay) for the tools: passed on as is.
+    void forward(const std::vector<std::uint8_t>& frame);
 
     // One row per daemon of the job, in host order: failed when mpirun lost it; the world
     // ranks of the processes placed there (replacements included: they show the rank they

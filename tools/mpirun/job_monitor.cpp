@@ -361,6 +361,11 @@ bool JobMonitor::handle_frame(std::size_t from, const proto::Frame& f, int& exit
                 relay_->write(m.rank, m.stream, m.bytes, several_hosts() ? spokes_[from].host_name : std::string());
             return false;
         }
+        case proto::MsgType::comm_report_relay: {
+            proto::CommReportRelay m;
+            if (several_hosts() && proto::decode(f, m) == proto::ProtoStatus::ok) table_.forward(proto::encode(m));
+            return false;
+        }
         case proto::MsgType::rank_exited: {
             proto::RankExited m;
             if (proto::decode(f, m) == proto::ProtoStatus::ok) on_rank_exited(from, m);

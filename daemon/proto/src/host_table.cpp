@@ -89,4 +89,20 @@ ProtoStatus decode(const Frame& f, JobMirror& out) {
     return st;
 }
 
+std::vector<std::uint8_t> encode(const CommReportRelay& m) {
+    WireWriter w;
+    w.str(m.report);
+    return frame_encode(static_cast<std::uint16_t>(MsgType::comm_report_relay), w.bytes());
+}
+
+ProtoStatus decode(const Frame& f, CommReportRelay& out) {
+    if (f.type != static_cast<std::uint16_t>(MsgType::comm_report_relay)) return ProtoStatus::wrong_type;
+    WireReader r(f.payload);
+    CommReportRelay m;
+    m.report = r.str();
+    const ProtoStatus st = r.finish();
+    if (st == ProtoStatus::ok) out = std::move(m);
+    return st;
+}
+
 }  // namespace ftmpi::proto

@@ -25,6 +25,7 @@ const char* to_string(MsgType t) noexcept {
         case MsgType::host_table: return "host_table";
         case MsgType::host_table_update: return "host_table_update";
         case MsgType::job_mirror: return "job_mirror";
+        case MsgType::comm_report_relay: return "comm_report_relay";
         case MsgType::comm_state_report: return "comm_state_report";
         case MsgType::proc_failed: return "proc_failed";
         case MsgType::respawn_request: return "respawn_request";

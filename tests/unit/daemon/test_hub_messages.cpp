@@ -117,3 +117,20 @@ TEST_CASE("every truncation of a slice is refused", "[hub]") {
         CHECK(decode(f, out) != ProtoStatus::ok);
     }
 }
+
+TEST_CASE("host_idle and job_release round-trip; a truncated host_idle is refused", "[hub]") {
+    HostIdle idle;
+    idle.processes = 7;
+    HostIdle back;
+    REQUIRE(decode(to_frame(encode(idle)), back) == ProtoStatus::ok);
+    CHECK(back.processes == 7);
+    JobRelease rel;
+    CHECK(decode(to_frame(encode(JobRelease{})), rel) == ProtoStatus::ok);
+    Frame f = to_frame(encode(idle));
+    f.payload.pop_back();
+    CHECK(decode(f, back) == ProtoStatus::truncated);
+    Frame g = to_frame(encode(JobRelease{}));
+    g.payload.push_back(0);  // a release carries nothing
+    CHECK(decode(g, rel) != ProtoStatus::ok);
+    CHECK(decode(to_frame(encode(idle)), rel) == ProtoStatus::wrong_type);
+}

@@ -121,3 +121,35 @@ TEST_CASE("rank ranges") {
     CHECK(rank_ranges({3}) == "3");
     CHECK(rank_ranges({5, 0, 1, 2, 7, 8}) == "0-2,5,7-8");
 }
+
+TEST_CASE("job_mirror round-trips; no id, no process or a bad mode is refused") {
+    proto::JobMirror m;
+    m.jobid = "ftmpi-7-hosts";
+    m.program = "./app";
+    m.nprocs = 4;
+    m.comm_mode = proto::CommMode::rebuild;
+    m.msg_mode = proto::MsgMode::cont;
+    proto::FrameDecoder dec;
+    const auto bytes = proto::encode(m);
+    dec.feed(bytes.data(), bytes.size());
+    proto::Frame f;
+    REQUIRE(dec.next(f) == proto::ProtoStatus::ok);
+    CHECK(f.type == static_cast<std::uint16_t>(proto::MsgType::job_mirror));
+    proto::JobMirror back;
+    REQUIRE(proto::decode(f, back) == proto::ProtoStatus::ok);
+    CHECK(back.jobid == m.jobid);
+    CHECK(back.program == m.program);
+    CHECK(back.nprocs == 4);
+    CHECK(back.comm_mode == proto::CommMode::rebuild);
+    CHECK(back.msg_mode == proto::MsgMode::cont);
+    proto::Frame bad = f;
+    bad.payload.back() = 9;  // no such message mode
+    CHECK(proto::decode(bad, back) == proto::ProtoStatus::malformed);
+    proto::JobMirror empty = m;
+    empty.jobid.clear();
+    proto::FrameDecoder d2;
+    const auto b2 = proto::encode(empty);
+    d2.feed(b2.data(), b2.size());
+    REQUIRE(d2.next(f) == proto::ProtoStatus::ok);
+    CHECK(proto::decode(f, back) == proto::ProtoStatus::malformed);
+}

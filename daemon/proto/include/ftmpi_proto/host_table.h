@@ -14,6 +14,11 @@
 // for the job without processes (no PMIx namespace, nothing forked) until that connection
 // closes, and the tools find the job there like any other.
 //   job_mirror: str job id | str program | u32 nprocs | u8 comm mode | u8 msg mode
+//
+// The ranks report their communicators to their own daemon (state.h, CommReport). For the
+// tools on mpirun's host to show the communicators of every host, each remote daemon passes
+// the reports it accepted to mpirun, which passes them to its local daemon:
+//   comm_report_relay: str report (the rank's datagram, as it came)
 #pragma once
 
 #include <cstdint>
@@ -59,6 +64,14 @@ struct JobMirror {
 std::vector<std::uint8_t> encode(const JobMirror& m);  // a job_mirror frame
 // malformed: an empty job id or no process.
 ProtoStatus decode(const Frame& f, JobMirror& out);
+
+struct CommReportRelay {
+    static constexpr std::uint16_t kType = 0x0108;  // MsgType::comm_report_relay
+    std::string report;  // encode_report bytes; the receiver decodes them (decode_report)
+};
+
+std::vector<std::uint8_t> encode(const CommReportRelay& m);
+ProtoStatus decode(const Frame& f, CommReportRelay& out);
 
 // The list encoding, shared with the Snapshot (state.cpp).
 void write_hosts(WireWriter& w, const std::vector<JobHost>& hosts);

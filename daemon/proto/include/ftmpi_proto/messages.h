@@ -46,6 +46,7 @@ enum class MsgType : std::uint16_t {
     comm_state_report = 0x0105,
     host_table_update = 0x0106,  // mpirun -> its local daemon: the job's hosts (host_table.h)
     job_mirror = 0x0107,         // mpirun -> its local daemon: a job with no rank here (host_table.h)
+    comm_report_relay = 0x0108,  // a rank's comm report, remote daemon -> mpirun -> local daemon
 
     // Reserved: failure notification and recovery.
     proc_failed = 0x0200,       // daemon -> daemons/tools: a process died (beyond rank_exited)
