@@ -9,10 +9,11 @@
 //                                      event, then 500 ms more (a second event would show), and
 //                                      print one line (below)
 //   host_loss_rank busy SECS           fence, then spin on the CPU for SECS; print the line
-//   host_loss_rank idle SECS           fence; every process but 0 finishes at once; process 0
-//                                      waits until they are reaped (at most SECS), then asks for
-//                                      N-1 replacements (PMIx spawn as REBUILD does), which print
-//                                      "replacement P on HOST" and finish; process 0 prints
+//   host_loss_rank idle SECS [nowait]  fence; every process but 0 finishes at once; process 0
+//                                      waits until they are reaped (at most SECS; not with
+//                                      `nowait`: then its request races their exits), then asks
+//                                      for N-1 replacements (PMIx spawn as REBUILD does), which
+//                                      print "replacement P on HOST" and finish; process 0 prints
 //                                      "spawned N-1" (or "spawn failed: ...") and finishes
 //
 // Line: "rank R on HOST: events E procs P1,P2,... first_ns T" ("events 0" when none came).
@@ -201,9 +202,11 @@ int main(int argc, char** argv) {
             return 0;
         }
         bool gone = true;
-        for (std::uint32_t r = 1; r < nprocs; ++r) gone = wait_reaped(r, end) && gone;
-        // Their daemons report the exits at once; give mpirun a moment to have read them.
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        if (argc <= 3 || std::strcmp(argv[3], "nowait") != 0) {
+            for (std::uint32_t r = 1; r < nprocs; ++r) gone = wait_reaped(r, end) && gone;
+            // Their daemons report the exits at once; give mpirun a moment to have read them.
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        }
         const pmix_status_t rc = gone ? spawn_replacements(nprocs, nprocs - 1) : PMIX_ERR_TIMEOUT;
         if (rc == PMIX_SUCCESS)
             std::printf("spawned %u\n", nprocs - 1);

@@ -6,6 +6,9 @@
 #             daemons (a host whose processes finished stays in the job until every host is
 #             idle), so they are the least loaded surviving hosts and take one each; then every
 #             host is idle, mpirun releases the job and exits 0; nothing is left anywhere.
+#             ROUNDS rounds, every other one with `nowait`: the request then races the other
+#             ranks' exits (a host's idle notice may cross the placement on it): wherever they
+#             run, both replacements start and the job still ends 0 with nothing left.
 # init_death  SHRINK, `ft_hang init 4 DELAY` with 6 ranks --map-by node, ROUNDS times: rank 4
 #             (host 2) SIGKILLs itself before or during MPI_Init (DELAY 0..300 ms), before it
 #             published its address. Its failure must reach the others' address exchange at once
@@ -52,15 +55,27 @@ expect_clean() {
 }
 
 case_idle() {
-    STEP=idle
-    run 60 -n 3 --map-by node --comm-mode rebuild "$RANK" idle 20
-    [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
-    grep -qx "spawned 2" "$T/out" || fail "rank 0 did not get its replacements"
-    grep -qx "replacement 3 on ${H[1]}" "$T/out" || fail "replacement 3 not on ${H[1]} (idle, least loaded)"
-    grep -qx "replacement 4 on ${H[2]}" "$T/out" || fail "replacement 4 not on ${H[2]} (idle, least loaded)"
-    grep -q "lost" "$T/err" && fail "a host was reported lost"
-    expect_clean "${H[@]}"
-    echo "ok [idle] replacements on the hosts whose ranks had finished; job released and ended in $MS ms"
+    local round times=
+    for round in $(seq "$ROUNDS"); do
+        if [ $((round % 2)) -eq 1 ]; then
+            STEP="idle round $round"
+            run 60 -n 3 --map-by node --comm-mode rebuild "$RANK" idle 20
+        else
+            STEP="idle round $round (nowait)"
+            run 60 -n 3 --map-by node --comm-mode rebuild "$RANK" idle 20 nowait
+        fi
+        [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
+        grep -qx "spawned 2" "$T/out" || fail "rank 0 did not get its replacements"
+        [ "$(grep -c '^replacement [34] on ' "$T/out")" -eq 2 ] || fail "expected replacements 3 and 4 to run"
+        if [ $((round % 2)) -eq 1 ]; then
+            grep -qx "replacement 3 on ${H[1]}" "$T/out" || fail "replacement 3 not on ${H[1]} (idle, least loaded)"
+            grep -qx "replacement 4 on ${H[2]}" "$T/out" || fail "replacement 4 not on ${H[2]} (idle, least loaded)"
+        fi
+        grep -q "lost" "$T/err" && fail "a host was reported lost"
+        expect_clean "${H[@]}"
+        times="$times $MS"
+    done
+    echo "ok [idle] $ROUNDS rounds: replacements on the hosts whose ranks had finished; released and ended, ms:$times"
 }
 
 case_init_death() {

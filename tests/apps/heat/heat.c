@@ -25,7 +25,8 @@
  * KILLS: "-" or a comma list of R@sT (the process at start rank R dies at the start of step
  * T) and R@dK (it dies inside save number K, its copies in flight). Each kill fires once (a
  * marker in $PIDDIR when set), so a replacement does not die again where its predecessor
- * did, while a later kill of the same rank kills the replacement. */
+ * did, while a later kill of the same rank kills the replacement. With PIDDIR set, rank 0 also
+ * creates $PIDDIR/heat_saved once a save completed (drivers that kill from outside wait for it). */
 #include <ftckpt.h>
 #include <mpi.h>
 #include <signal.h>
@@ -204,6 +205,13 @@ static int save(const char *kills) {
   int rc = FTCKPT_Save();
   if (kill >= 0) mark_kill(kill, 0), FTCKPT_Test_kill_in_save(-1); /* the save failed before */
   if (rc == MPI_SUCCESS) next_save++;
+  if (rc == MPI_SUCCESS && wrank == 0 && getenv("PIDDIR")) {
+    /* For drivers that kill from outside: from now on a loss is recoverable. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/heat_saved", getenv("PIDDIR"));
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+  }
   return rc;
 }
 
