@@ -42,6 +42,17 @@ struct RankProc {
     std::uint64_t exit_time_ms = 0;
 };
 
+// A hot spare (job_spares.cpp): a process of the job that waits inside MPI_Init with a process
+// index of its own, outside MPI_COMM_WORLD, until a REBUILD hands it a failed rank.
+struct SpareProc {
+    std::uint32_t index = 0;  // its PMIx rank: the process index it takes when used
+    pid_t pid = -1;           // also its process group id
+    int out_fd = -1;          // its output pipes, read only once it holds a rank
+    int err_fd = -1;
+    int assign_fd = -1;       // write end of its FTMPI_SPARE_FD pipe
+    bool connected = false;   // PMIx client_connected seen
+};
+
 // A communicator as its members last reported it (tools' state table, job_state.cpp). Keyed by
 // (context id, leader world rank): disjoint communicators from one split share a context id.
 struct CommEntry {
@@ -85,6 +96,12 @@ struct Job {
     std::optional<proto::JobSlice> slice;
     std::map<std::pair<std::string, std::uint32_t>, Upcall> pending_fences;
     std::map<std::string, std::uint32_t> fence_count;
+    // Hot spares by process index, how many to keep (FTMPI_SPARES; 0 once the job ends), and
+    // the lowest process index that neither a spare nor a process of the job has had.
+    std::map<std::uint32_t, SpareProc> spares;
+    std::uint32_t spares_wanted = 0;
+    std::uint32_t next_spare_index = 0;
+    std::uint32_t spare_restarts = 0;  // spares that died while waiting and were started again
     // The newest host table mpirun pushed (host_table_update); empty: this host alone.
     std::vector<proto::JobHost> host_table;
     // Several hosts: the daemon's part does not end when its processes have all exited (it may

@@ -189,6 +189,7 @@ void JobSupervisor::snapshot(std::vector<proto::JobInfo>& out, bool with_cpu) co
             h.name = hostname_;
             h.daemon_pid = getpid();
             for (const RankProc& r : job->ranks) h.ranks.push_back(r.world_rank);
+            h.spares = static_cast<std::uint32_t>(job->spares.size());
             j.hosts.push_back(std::move(h));
         }
         out.push_back(std::move(j));

@@ -214,6 +214,10 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     }
     FTMPI_DLOG("startup", "ftmpid: job %s: %u ranks forked", job.id.c_str(), job.spec.nprocs);
     send_to_client(job, proto::encode(started));
+    // Hot spares (job_spares.cpp): one host only for now; several hosts start none.
+    job.next_spare_index = job.spec.nprocs;
+    job.spares_wanted = job.slice ? 0 : spares_requested(job.spec.env);
+    start_spares(job);
 }
 
 Status JobSupervisor::start_process(Job& job, RankProc& rank, const std::vector<std::string>& pmix_env,
@@ -276,12 +280,17 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
         }
     }
     std::vector<std::vector<std::string>> pmix_envs(u.count);
+    std::vector<bool> from_spare(u.count, false);
     std::string why;
     Status st = Status::ok;
+    retire_spares_below(*job, u.base);
     for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i) {
+        const std::uint32_t world_rank = i < replaces.size() ? replaces[i] : u.base + i;
+        from_spare[i] = assign_spare(*job, u.base + i, world_rank, extra);  // hot spare: no start
+        if (from_spare[i]) continue;
         RankProc p;
         p.rank = u.base + i;
-        p.world_rank = i < replaces.size() ? replaces[i] : p.rank;
+        p.world_rank = world_rank;
         p.local_rank = p.rank;
         if (job->slice) {
             p.local_rank = 0;
@@ -291,7 +300,7 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
         st = pmix_.prepare_client(job->pmix_nspace, p.rank, getuid(), getgid(), pmix_envs[i], why);
     }
     for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i)
-        st = start_process(*job, job->ranks[u.base + i], pmix_envs[i], extra, why);
+        if (!from_spare[i]) st = start_process(*job, job->ranks[u.base + i], pmix_envs[i], extra, why);
     if (st != Status::ok) {
         FTMPID_WARN("job %s: cannot start replacement processes: %s", job->id.c_str(), why.c_str());
         // Those not started count as exited without having joined; the survivors see them fail.
@@ -307,6 +316,7 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
     FTMPID_INFO("job %s: rank %u started %u replacement(s) from process index %u", job->id.c_str(), u.rank, u.count,
                 u.base);
     u.complete_spawn(PMIX_SUCCESS, job->pmix_nspace);
+    spares_after_spawn(*job, u.base, u.count);
 }
 
 void JobSupervisor::kill_request(std::uint64_t client, proto::KillReason reason) {
@@ -353,6 +363,11 @@ void JobSupervisor::reap_children() {
         pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid < 0 && errno == EINTR) continue;
         if (pid <= 0) return;
+        if (spare_job_.count(pid) != 0) {  // a hot spare that never held a rank: no failure
+            remove_shm_regions(pid);
+            (void)reap_spare(pid, status);
+            continue;
+        }
         auto it = job_of_pid_.find(pid);
         if (it == job_of_pid_.end()) continue;
         std::string job_id = it->second;
@@ -411,6 +426,12 @@ void JobSupervisor::handle_upcall(Upcall& u) {
     switch (u.kind) {
         case UpcallKind::client_connected:
             if (rank != nullptr) rank->connected = true;
+            if (rank == nullptr && job != nullptr) {  // a hot spare on a future process index
+                if (auto s = job->spares.find(u.rank); s != job->spares.end()) {
+                    s->second.connected = true;
+                    return u.complete(PMIX_SUCCESS);
+                }
+            }
             (void)proto::disable_nagle_on_tcp_sockets();  // in case the listener did not pass it on
             u.complete(rank != nullptr ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
             return;
@@ -462,6 +483,7 @@ void JobSupervisor::start_kill(Job& job, proto::JobEnded outcome) {
     if (job.phase == JobPhase::killing) return;
     job.phase = JobPhase::killing;
     job.outcome = std::move(outcome);
+    end_spares(job);
     for (const auto& r : job.ranks)
         if (!r.exited) signal_rank(r, SIGTERM);
     std::string id = job.id;
@@ -478,6 +500,7 @@ void JobSupervisor::escalate_kill(const std::string& job_id) {
 
 void JobSupervisor::maybe_finish(Job& job) {
     if (!job.all_exited()) return;
+    if (!job.spares.empty()) return end_spares(job);  // their reaping comes back here
     if (job.slice && job.phase == JobPhase::running && !job.released) {
         // Several hosts: this host stays in the job (REBUILD may place replacements here, SPEC
         // 5.1) until mpirun sees every host idle and releases it. Once per process count: a
@@ -515,6 +538,7 @@ void JobSupervisor::finish(const std::string& job_id) {
         close_stdin(r);
         job_of_pid_.erase(r.pid);
     }
+    end_spares(*job);  // none is left unless the drain timer ran out; spare_job_ reaps them
     fail_pending_requests(job->id);
     // Fences still waiting for other hosts: nobody is left to wait for them.
     for (auto& [key, fence] : job->pending_fences) fence.complete(PMIX_ERR_COMM_FAILURE);

@@ -21,6 +21,10 @@
 
 namespace ftmpi::daemon {
 
+// FTMPI_SPARES in a job's environment (0 when absent); the largest process index a spare gets.
+std::uint32_t spares_requested(const std::vector<std::string>& env);
+constexpr std::uint32_t kMaxSpareIndex = 65535;  // PMIx local ranks are 16 bits
+
 class JobSupervisor {
 public:
     JobSupervisor(EventLoop& loop, PmixHost& pmix, const CoreBinder& binder, ControlServer& control,
@@ -99,6 +103,18 @@ private:
     Status start_process(Job& job, RankProc& rank, const std::vector<std::string>& pmix_env,
                          const std::vector<std::string>& extra_env, std::string& why);
     void spawn_replacements(Upcall& u);
+
+    // Hot spares (job_spares.cpp). start_spares tops the job up to spares_wanted on the next
+    // free process indices; assign_spare hands the spare on `index` the rank (false: none
+    // there, start a process instead); spares_after_spawn moves the next index past a
+    // rebuild's and schedules the top-up; reap_spare is true when `pid` was a spare.
+    void start_spares(Job& job);
+    Status start_spare(Job& job, std::uint32_t index, std::string& why);
+    bool assign_spare(Job& job, std::uint32_t index, std::uint32_t world_rank, const std::vector<std::string>& env);
+    void spares_after_spawn(Job& job, std::uint32_t base, std::uint32_t count);
+    void retire_spares_below(Job& job, std::uint32_t index);
+    void end_spares(Job& job);  // the job is ending: kill them, start no more
+    bool reap_spare(pid_t pid, int status);
     void on_rank_exit(Job& job, RankProc& rank);
     void start_kill(Job& job, proto::JobEnded outcome);
     void escalate_kill(const std::string& job_id);
@@ -131,6 +147,7 @@ private:
     std::unordered_map<std::uint32_t, std::pair<std::string, Upcall>> pending_spawns_;
     std::unordered_map<std::uint32_t, std::pair<std::string, Upcall>> pending_modex_;
     std::unordered_map<pid_t, std::string> job_of_pid_;
+    std::unordered_map<pid_t, std::string> spare_job_;  // a waiting spare's pid -> its job, until reaped
     std::function<void()> on_job_finished_;
     std::string monitor_socket_;
     bool forward_reports_ = false;

@@ -268,6 +268,14 @@ Status PmixHost::prepare_client(const std::string& nspace, std::uint32_t rank, u
     return Status::ok;
 }
 
+void PmixHost::forget_client(const std::string& nspace, std::uint32_t rank) {
+    if (!initialized_) return;
+    pmix_proc_t proc = make_proc(nspace, rank);
+    CompletionRef done;
+    PMIx_server_deregister_client(&proc, Completion::callback, done.cbdata());
+    if (done.wait() != PMIX_SUCCESS) FTMPID_WARN("deregistering process %u did not complete", rank);
+}
+
 void PmixHost::deregister_job(const std::string& nspace) {
     if (!initialized_) return;
     CompletionRef done;

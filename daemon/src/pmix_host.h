@@ -48,6 +48,9 @@ public:
     Status prepare_client(const std::string& nspace, std::uint32_t rank, uid_t uid, gid_t gid,
                           std::vector<std::string>& env, std::string& why);
     void deregister_job(const std::string& nspace);
+    // A client process that ended: PMIx purges its data, so its rank can be registered again
+    // (a hot spare that died is restarted on its own process index).
+    void forget_client(const std::string& nspace, std::uint32_t rank);
 
     // Tells every other process of `nspace` that `dead_rank` died (PMIX_ERR_PROC_ABORTED with
     // PMIX_EVENT_AFFECTED_PROC, range namespace), sealed with the job's `seal` (info "ftmpi.seal").

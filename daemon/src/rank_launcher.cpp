@@ -109,8 +109,16 @@ Status spawn_rank(const RankLaunchPlan& plan, SpawnedRank& out, std::string& why
         dup2(in_pipe[0] >= 0 ? in_pipe[0] : devnull, STDIN_FILENO);
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
+        // A hot spare keeps its assignment pipe at kSpareFd (dup2 clears close-on-exec; when it
+        // is there already, clear it by hand).
+        unsigned first_closed = 3u;
+        if (plan.wait_fd >= 0) {
+            if (plan.wait_fd == kSpareFd) fcntl(kSpareFd, F_SETFD, 0);
+            else if (dup2(plan.wait_fd, kSpareFd) < 0) child_fail(STDERR_FILENO, "pass the spare's pipe to", plan.executable);
+            first_closed = kSpareFd + 1;
+        }
         // PMIx's own sockets may lack close-on-exec; the application must not inherit them.
-        syscall(SYS_close_range, 3u, ~0u, 0u);
+        syscall(SYS_close_range, first_closed, ~0u, 0u);
         if (plan.bind) sched_setaffinity(0, sizeof plan.cpus, &plan.cpus);
         if (!plan.cwd.empty() && chdir(plan.cwd.c_str()) != 0) child_fail(STDERR_FILENO, "enter directory", plan.cwd);
         execve(plan.executable.c_str(), argv.data(), envp.data());

@@ -21,7 +21,11 @@ struct RankLaunchPlan {
     cpu_set_t cpus{};
     sigset_t unblock{};              // the daemon's blocked signals, restored in the child
     bool stdin_pipe = false;         // stdin from a pipe the daemon writes (rank 0, forwarded)
+    int wait_fd = -1;                // a hot spare's assignment pipe (read end): becomes fd kSpareFd
 };
+
+// The descriptor number a hot spare reads its assignment from (FTMPI_SPARE_FD).
+constexpr int kSpareFd = 3;
 
 struct SpawnedRank {
     pid_t pid = -1;

@@ -38,6 +38,9 @@ int do_init() {
   if (l.engine.init(&l.runtime, &err) != Err::ok) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
+  if (l.runtime.is_spare() && !l.runtime.wait_for_assignment(&err)) {  // blocks (spare_wait.cpp)
+    l.runtime.abort(MPI_ERR_OTHER, "MPI_Init of a hot spare failed: " + err);
+  }
   std::vector<std::uint32_t> world;
   if (!l.runtime.is_replacement()) {
     for (int p = 0; p < l.runtime.size(); ++p) world.push_back(static_cast<std::uint32_t>(p));

@@ -27,7 +27,7 @@ Err Engine::init(Runtime* runtime, std::string* err) {
   failures_.set_purge([this](std::uint32_t proc) {
     if (proc < peers_) endpoint_->mark_peer_failed(static_cast<transport::PeerId>(proc));
   });
-  if (runtime->is_replacement()) {
+  if (runtime->is_replacement() || runtime->is_spare()) {  // no fence: see rebuild.h
     if (!runtime->publish_address(endpoint_->address(), err)) return Err::intern;
   } else {
     std::vector<std::vector<std::uint8_t>> addrs;

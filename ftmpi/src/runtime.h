@@ -39,6 +39,12 @@ class Runtime {
   // (FTMPI_REBUILD_PLAN, put there by the survivor that asked for it); its PMIx rank is its
   // process index, which may exceed size().
   bool is_replacement() const { return !rebuild_plan_.empty(); }
+  // A hot spare (spare_wait.cpp): started by ftmpid ahead of any failure with a process index
+  // of its own; MPI_Init publishes its address, then blocks in wait_for_assignment() until the
+  // daemon hands it a failed rank (it returns as that rank's REBUILD replacement) or the job
+  // ends (the process exits quietly).
+  bool is_spare() const;
+  bool wait_for_assignment(std::string* err);
   const std::string& rebuild_plan() const { return rebuild_plan_; }
   // Asks the launcher for `count` processes of this job's program with process indices
   // base..base+count-1 and `plan` in their environment. Blocks until they were started.

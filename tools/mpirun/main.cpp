@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
     proto::LaunchJob launch;
     if (mpirun::resolve_modes(opts, launch.comm_mode, launch.msg_mode, why) != mpirun::ParseStatus::ok)
         return fail(why, kUsageExit);
+    std::uint32_t spares = 0;  // hot spares: the daemon reads FTMPI_SPARES from the job's environment
+    if (mpirun::resolve_spares(opts, spares, why) != mpirun::ParseStatus::ok) return fail(why, kUsageExit);
 
     std::vector<mpirun::Host> hosts;
     bool hosts_from_slurm = false;
@@ -97,6 +99,12 @@ int main(int argc, char** argv) {
 
     launch.argv = opts.program;
     launch.env = job_environment(opts);
+    launch.env.erase(std::remove_if(launch.env.begin(), launch.env.end(),
+                                    [](const std::string& e) { return e.compare(0, 13, "FTMPI_SPARES=") == 0; }),
+                     launch.env.end());
+    launch.env.push_back("FTMPI_SPARES=" + std::to_string(spares));
+    if (spares > 0 && plan.has_remote())
+        std::fprintf(stderr, "ftmpi: --spares: hot spares run in jobs on one host only; this job starts none\n");
     launch.tag_output = opts.tag_output;
     launch.forward_stdin = stdin_worth_forwarding();
     char cwd[4096];

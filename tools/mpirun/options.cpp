@@ -14,7 +14,7 @@ namespace ftmpi::mpirun {
 
 namespace {
 
-enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, display_map, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, heartbeat_period, heartbeat_timeout, help, version, unknown };
+enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, display_map, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, spares, heartbeat_period, heartbeat_timeout, help, version, unknown };
 
 Opt lookup(const std::string& name) {
     if (name == "n" || name == "np" || name == "c") return Opt::nprocs;
@@ -31,6 +31,7 @@ Opt lookup(const std::string& name) {
     if (name == "msg-mode") return Opt::msg_mode;
     if (name == "tag-output") return Opt::tag_output;
     if (name == "timeout") return Opt::timeout;
+    if (name == "spares") return Opt::spares;
     if (name == "heartbeat-period") return Opt::heartbeat_period;
     if (name == "heartbeat-timeout") return Opt::heartbeat_timeout;
     if (name == "help" || name == "h") return Opt::help;
@@ -194,6 +195,15 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
                     return ParseStatus::usage_error;
                 }
                 break;
+            case Opt::spares: {
+                const auto v = knobs::parse(knobs::knob(knobs::Id::spares), *value);
+                if (!v) {
+                    why = "invalid --spares '" + *value + "' (" + knobs::valid_values(knobs::knob(knobs::Id::spares)) + ")";
+                    return ParseStatus::usage_error;
+                }
+                out.spares = static_cast<std::uint32_t>(v->integer);
+                break;
+            }
             case Opt::heartbeat_period:
             case Opt::heartbeat_timeout: {
                 const bool period = opt == Opt::heartbeat_period;
@@ -252,6 +262,21 @@ ParseStatus resolve_modes(const Options& opts, proto::CommMode& comm, proto::Msg
     return ParseStatus::ok;
 }
 
+ParseStatus resolve_spares(const Options& opts, std::uint32_t& spares, std::string& why) {
+    spares = 0;
+    if (opts.spares) {
+        spares = *opts.spares;
+    } else if (auto env = knobs::raw(knobs::Id::spares)) {
+        const auto v = knobs::parse(knobs::knob(knobs::Id::spares), *env);
+        if (!v) {
+            why = "invalid FTMPI_SPARES '" + *env + "' (" + knobs::valid_values(knobs::knob(knobs::Id::spares)) + ")";
+            return ParseStatus::usage_error;
+        }
+        spares = static_cast<std::uint32_t>(v->integer);
+    }
+    return ParseStatus::ok;
+}
+
 void print_usage(const char* prog) {
     std::printf(
         "usage: %s [options] [--] program [args...]\n"
@@ -274,6 +299,8 @@ void print_usage(const char* prog) {
         "  --msg-mode MODE         nop|reset|cont (env FTMPI_MSG_MODE)\n"
         "  --tag-output            prefix every output line with [rank]\n"
         "  --timeout S             kill the job after S seconds (exit code 124)\n"
+        "  --spares K              K hot spares wait in MPI_Init and take failed ranks at a\n"
+        "                          REBUILD repair (0 to 1024; env FTMPI_SPARES; one host only)\n"
         "  --heartbeat-period MS   several hosts: heartbeat interval between mpirun and the\n"
         "                          daemons (default 100; env FTMPI_HEARTBEAT_PERIOD_MS)\n"
         "  --heartbeat-timeout MS  silence after which a host is declared failed and a cut-off\n"

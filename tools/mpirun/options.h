@@ -28,6 +28,8 @@ struct Options {
     std::optional<proto::MsgMode> msg_mode;
     bool tag_output = false;
     double timeout_s = 0;  // 0: none
+    // --spares K, else FTMPI_SPARES (resolve_spares): hot spares for REBUILD (daemon/src/job_spares.cpp).
+    std::optional<std::uint32_t> spares;
     // --heartbeat-period/--heartbeat-timeout, else FTMPI_HEARTBEAT_*_MS, else the defaults;
     // checked by heartbeat_config_valid (a bad pair is a usage error).
     proto::HeartbeatConfig heartbeat;
@@ -43,6 +45,9 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
 
 // Flags beat FTMPI_COMM_MODE / FTMPI_MSG_MODE, which beat ABORT/NOP (SPEC 4.7).
 ParseStatus resolve_modes(const Options& opts, proto::CommMode& comm, proto::MsgMode& msg, std::string& why);
+
+// --spares beats FTMPI_SPARES, which beats 0; an invalid value is a usage error.
+ParseStatus resolve_spares(const Options& opts, std::uint32_t& spares, std::string& why);
 
 void print_usage(const char* prog);
 

@@ -115,6 +115,9 @@
   FTMPI_KNOB(daemon_socket, "FTMPI_DAEMON_SOCKET", text, "", 0, 0, "", "mpirun",                \
              "control socket of a shared daemon to use instead of a private one (default "      \
              "${TMPDIR:-/tmp}/ftmpi-$UID/ftmpid.sock)")                                                    \
+  FTMPI_KNOB(spares, "FTMPI_SPARES", integer, "0", 0, 1024, "", "mpirun",                      \
+             "hot spares per job: processes that wait inside MPI_Init, outside "                 \
+             "MPI_COMM_WORLD, and take a failed rank at a REBUILD repair (mpirun --spares wins)") \
   FTMPI_KNOB(daemon_log, "FTMPI_DAEMON_LOG", text, "", 0, 0, "", "mpirun",                      \
              "file where a private daemon started by mpirun logs verbosely (default: quiet)")   \
   FTMPI_KNOB(launcher_exec, "FTMPI_LAUNCHER_EXEC", text, "", 0, 0, "", "mpirun",              \
@@ -146,6 +149,9 @@
   FTMPI_KNOB(rebuild_plan, "FTMPI_REBUILD_PLAN", text, "", 0, 0, "", "internal",                \
              "a REBUILD replacement's place in the repaired world, set for the processes "      \
              "ftmpid starts as replacements")                                                   \
+  FTMPI_KNOB(spare_fd, "FTMPI_SPARE_FD", integer, "", 3, 1023, "", "internal",                 \
+             "set by ftmpid for a hot spare: MPI_Init blocks reading this descriptor until the " \
+             "daemon hands the spare a failed rank (REBUILD) or closes it (job end)")          \
   /* ---- test hooks ---- */                                                                    \
   FTMPI_KNOB(test_delay_failure_events_ms, "FTMPI_TEST_DELAY_FAILURE_EVENTS_MS", integer, "0",  \
              0, 3600000, "", "test",                                                            \
