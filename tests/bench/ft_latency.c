@@ -7,6 +7,8 @@
  * With --comm-mode rebuild the victim's replacement joins the repair; it reports how long its
  * own start took (from its fork, as /proc/self/stat says to 10 ms, to the end of its MPI_Init),
  * which the survivors' repair time includes:  ... replacement_start_ms 250.1
+ * rebuild_all_ms is issue 17's REBUILD figure: from the first survivor's error return to the
+ * end of MPI_Comm_dup on every process, the replacement included (one CLOCK_MONOTONIC).
  * The victim dies right after the barrier by default (the survivors have just been talking to
  * the daemon and the other ranks); IDLE_MS > 0 lets it wait first, so that the survivors are
  * deep in their idle wait. (Right after the barrier used to take ~40 ms: Nagle's algorithm on
@@ -35,7 +37,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size, init_state;
   FTMPI_Init_state(&init_state);
-  double mine[3] = {-1, -1, -1};
+  /* detection ms, repair ms, replacement start ms, error return (s), end of the dup (s) */
+  double mine[5] = {-1, -1, -1, -1, -1};
   MPI_Comm dup;
   char path[128];
   snprintf(path, sizeof path, "/tmp/ftmpi-ftlat-%d", (int)getppid());
@@ -60,6 +63,7 @@ int main(int argc, char **argv) {
       mine[2] = 1e3 * (bt.tv_sec + 1e-9 * bt.tv_nsec - (double)start_ticks / sysconf(_SC_CLK_TCK));
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    mine[4] = now();
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     goto report;
   }
@@ -81,7 +85,9 @@ int main(int argc, char **argv) {
   MPI_Recv(&v, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   double t_detect = now();
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-  double t_repair = now() - t_detect;
+  mine[4] = now();
+  mine[3] = t_detect;
+  double t_repair = mine[4] - t_detect;
   FILE *f = fopen(path, "r");
   if (f) { if (fscanf(f, "%lf", &t_kill) != 1) t_kill = 0; fclose(f); }
   mine[0] = 1e3 * (t_detect - t_kill);
@@ -89,23 +95,28 @@ int main(int argc, char **argv) {
 report:;
   int n;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  double *all = malloc(sizeof(double) * 3 * n);
-  MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double *all = malloc(sizeof(double) * 5 * n);
+  MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
     /* Survivors only for detection and repair; the replacement for its start time. */
     double *d = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n), start = -1;
+    double first_return = 0, last_end = 0;
     int m = 0;
     for (int i = 0; i < n; i++) {
-      if (all[3 * i + 2] >= 0) start = all[3 * i + 2];
-      if (all[3 * i] < 0) continue;
-      d[m] = all[3 * i];
-      r[m++] = all[3 * i + 1];
+      const double *p = all + 5 * i;
+      if (p[2] >= 0) start = p[2];
+      if (p[4] > last_end) last_end = p[4];
+      if (p[0] < 0) continue;
+      if (first_return == 0 || p[3] < first_return) first_return = p[3];
+      d[m] = p[0];
+      r[m++] = p[1];
     }
     qsort(d, m, sizeof(double), cmp);
     qsort(r, m, sizeof(double), cmp);
     printf("ft_latency: np %d detect_median_ms %.3f detect_max_ms %.3f repair_median_ms %.3f repair_max_ms %.3f"
-           " replacement_start_ms %.3f\n", size, d[m / 2], d[m - 1], r[m / 2], r[m - 1], start);
+           " replacement_start_ms %.3f rebuild_all_ms %.3f\n", size, d[m / 2], d[m - 1], r[m / 2], r[m - 1], start,
+           1e3 * (last_end - first_return));
     unlink(path);
   }
   MPI_Comm_free(&dup);
