@@ -6,8 +6,8 @@
 #                 on the same process index, and it then takes the rank of a dead rank
 #   two_failures  -n 5 --spares 1, ranks 1 and 3 die together: one rank goes to the spare, the
 #                 other to a started process (or a second spare if the top-up came first)
-#   idle_end      -n 3 --spares 2, nobody dies: the job ends 0 and no spare process or shared
-#                 memory segment of a spare is left
+#   idle_end      -n 3 --spares 2, nobody dies: hostinfo --json counts 2 spares; the job ends 0
+#                 and no spare process or shared memory segment of a spare is left
 #   bad_values    --spares -1 / abc / 1025 / '' and FTMPI_SPARES=x: exit 2 with a usage line
 # The daemon is a private one with a log (FTMPI_DAEMON_LOG); the spares' pids come from it.
 set -u
@@ -120,6 +120,11 @@ idle_end)
   q=$(spare_pid 2) || fail "no second spare started"
   wait_blocked "$p"
   wait_blocked "$q"
+  # hostinfo counts them on this host (the private daemon is found by its run directory).
+  r=$(cat "$PIDDIR"/rank.* 2>/dev/null | head -1)
+  n=$(env -u FTMPI_DAEMON_SOCKET "$(dirname "$mpirun")/hostinfo" --json 2>/dev/null |
+      jq --argjson p "${r:-0}" '[.hosts[].jobs[]? | select(any(.procs[]; .pid == $p)) | .hosts[].spares] | add')
+  [ "$n" = 2 ] || fail "hostinfo shows '$n' spares for the job of pid $r, expected 2"
   touch "$T/go"
   finish_job
   grep -q 'killed by signal\|failed' "$T/out" && fail "a failure was reported"
