@@ -9,9 +9,9 @@
 // the rank is one write on its pipe (the FTMPI_* variables a started replacement would get);
 // from there MPI_Init runs the replacement's join. REBUILD no longer waits for a process start.
 //
-// Rules: a spare's exit is never a rank failure (no event, no report); one that had connected
-// to PMIx is restarted on its index, one that never did (a program that does not call MPI_Init)
-// is not. Indices the survivors skipped (an interrupted rebuild) retire their spares. Spares are
+// Rules: a spare's exit is never a rank failure (no event, no report); one that was killed or
+// had connected to PMIx is restarted on its index, one that exited before connecting (a program
+// that does not call MPI_Init) is not. Indices the survivors skipped (an interrupted rebuild) retire their spares. Spares are
 // topped up shortly after a repair, not during it (the repair needs the cores). When every rank
 // has exited, or the job is killed, the spares are killed and the job ends once they are reaped.
 #include <fcntl.h>
@@ -199,8 +199,10 @@ bool JobSupervisor::reap_spare(pid_t pid, int status) {
     close_fd(s.assign_fd);
     close_fd(s.out_fd);
     close_fd(s.err_fd);
-    const bool restart = job->phase == JobPhase::running && job->spares_wanted > 0 && s.connected &&
-                         job->spare_restarts < kMaxRestarts;
+    // Killed (by a signal) or dead after connecting: start another. Exited on its own before
+    // connecting: the program does not reach MPI_Init, and another would do the same.
+    const bool restart = job->phase == JobPhase::running && job->spares_wanted > 0 &&
+                         (s.connected || WIFSIGNALED(status)) && job->spare_restarts < kMaxRestarts;
     if (job->spares_wanted > 0) {
         FTMPID_INFO("job %s: hot spare on process index %u (pid %d) ended (%s %d); not a rank failure%s",
                     job->id.c_str(), s.index, static_cast<int>(pid), WIFSIGNALED(status) ? "signal" : "status",
