@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <strings.h>
 
 #include <ftmpi/debug_log.h>
 
 #include "coll_outcome.h"
 #include "library.h"
+#include "library_lock.h"
 #include "monitor.h"
 
 using namespace ftmpi;
@@ -26,6 +28,7 @@ double now_seconds() {
 int do_init() {
   Library& l = lib();
   if (l.initialized) return raise_world(fail(Err::other, "MPI_Init called twice"));
+  l.main_thread = std::this_thread::get_id();
   std::string err;
   // FTMPI_DEBUG: the start-up phases (README, "Start-up"); each line carries the time.
   FTMPI_DLOG("startup", "MPI_Init: PMIx client init");
@@ -90,8 +93,11 @@ int MPI_Init(int*, char***) { return do_init(); }
 int MPI_Init_thread(int*, char***, int required, int* provided) {
   int rc = do_init();
   if (rc != MPI_SUCCESS) return rc;  // a refused call (already initialized) changes nothing
-  // Only the main thread may call MPI; say so honestly whatever was asked.
-  lib().thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  // Every level is provided; MULTIPLE switches on the library lock (library_lock.h), which
+  // the lower levels do without (their calls never overlap).
+  if (required < MPI_THREAD_SINGLE) required = MPI_THREAD_SINGLE;
+  lib().thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+  if (lib().thread_level == MPI_THREAD_MULTIPLE) LibraryLock::enable();
   if (provided != nullptr) *provided = lib().thread_level;
   return rc;
 }
@@ -198,7 +204,7 @@ int MPI_Get_library_version(char* version, int* resultlen) {
 
 int MPI_Is_thread_main(int* flag) {
   if (flag == nullptr) return raise_world(fail(Err::arg, "flag is NULL"));
-  *flag = 1;
+  *flag = std::this_thread::get_id() == lib().main_thread ? 1 : 0;
   return MPI_SUCCESS;
 }
 

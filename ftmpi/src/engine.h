@@ -14,6 +14,7 @@
 
 #include "comm.h"
 #include "failure_state.h"
+#include "library_lock.h"
 #include "request.h"
 #include "runtime.h"
 #include "wait_policy.h"
@@ -82,14 +83,19 @@ class Engine {
   // Blocks until r is complete.
   void wait(Request* r);
   // Blocks, driving progress, until done() holds.
+  // Under MPI_THREAD_MULTIPLE the library lock is given up while idle (library_lock.h), so
+  // other threads call MPI meanwhile and done() is evaluated again after they did.
   template <typename Done>
   void wait_until(Done&& done) {
-    wait_policy_.reset();
+    WaitPolicy policy = wait_policy_;  // this wait's own back-off: several threads may wait
+    policy.reset();
     while (!done()) {
       if (progress()) {
-        wait_policy_.reset();
+        policy.reset();
+      } else if (LibraryLock::held_here()) {
+        LibraryLock::idle_released(policy);
       } else {
-        wait_policy_.idle();
+        policy.idle();
       }
     }
   }

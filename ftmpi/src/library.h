@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <thread>
 #include <vector>
 
 #include "attributes.h"
@@ -37,6 +38,7 @@ struct Library {
   bool finalized = false;
   int init_state = FTMPI_INIT_NEW;
   int thread_level = MPI_THREAD_FUNNELED;
+  std::thread::id main_thread;  // the thread that called MPI_Init (MPI_Is_thread_main)
   // User error handlers; handle = kFirstUserErrhandler + index.
   std::vector<MPI_Comm_errhandler_function*> errhandlers;
 };
