@@ -5,6 +5,7 @@
 #include <ftmpi/coll/collectives.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "coll_outcome.h"
@@ -259,6 +260,64 @@ struct VBuffer {
     if (stage.direct()) return;
     for (int r : v.members) {
       if (r != skip) store_block(r);
+    }
+  }
+};
+
+// MPI_Alltoallw's buffer: one (count, byte displacement, type) block per rank, packed back to
+// back in `packed` (block r at at[r], bytes[r] long).
+struct WBlocks {
+  std::vector<const Datatype*> types;
+  std::vector<std::size_t> bytes, at;
+  const int* counts = nullptr;
+  const int* displs = nullptr;
+  std::size_t total = 0;
+  std::vector<std::uint8_t> packed;
+
+  Err setup(const Comm* c, const char* what, const void* buf, const int* cs, const int* ds,
+            const MPI_Datatype* ts) {
+    if (cs == nullptr || ds == nullptr || ts == nullptr) {
+      return fail(Err::arg, "%scounts, %s displacements or %stypes is NULL", what, what, what);
+    }
+    const auto n = static_cast<std::size_t>(c->size());
+    types.resize(n);
+    bytes.resize(n);
+    at.resize(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      if (cs[r] < 0) return fail(Err::count, "%scounts[%zu] = %d is negative", what, r, cs[r]);
+      if (ds[r] < 0) return fail(Err::arg, "%s displacement %d for rank %zu is negative", what, ds[r], r);
+      if (Err e = lib().types.lookup(ts[r], &types[r]); e != Err::ok) return e;
+      bytes[r] = packed_size(*types[r], static_cast<std::size_t>(cs[r]));
+      if (buf == nullptr && bytes[r] > 0 && (types[r]->contiguous || types[r]->predefined)) {
+        return fail(Err::buffer, "%sbuf is NULL but %zu bytes are to be transferred for rank %zu",
+                    what, bytes[r], r);
+      }
+      at[r] = total;
+      total += bytes[r];
+    }
+    counts = cs;
+    displs = ds;
+    packed.resize(total);
+    return Err::ok;
+  }
+  // Integer arithmetic: buf may be MPI_BOTTOM (NULL) with types of absolute addresses.
+  char* block(const void* buf, std::size_t r) const {
+    return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(buf) +
+                                   static_cast<std::uintptr_t>(displs[r]));
+  }
+  void pack_all(const void* buf) {
+    for (std::size_t r = 0; r < types.size(); ++r) {
+      if (bytes[r] > 0) {
+        pack(block(buf, r), static_cast<std::size_t>(counts[r]), *types[r], packed.data() + at[r]);
+      }
+    }
+  }
+  void unpack_members(const coll::View& v, void* buf) const {
+    for (int m : v.members) {
+      const auto r = static_cast<std::size_t>(m);
+      if (bytes[r] == 0) continue;
+      unpack(packed.data() + at[r], bytes[r], block(buf, r),
+             static_cast<std::size_t>(counts[r]), *types[r]);
     }
   }
 };
@@ -778,6 +837,31 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
       out.stage.data(), out.counts.data(), out.displs.data());
   if (s == coll::Status::ok) out.store_members(call.view, -1);
   return finish(c, s, "MPI_Alltoallv");
+}
+
+// MPI-2.2 5.8: block r is counts[r] elements of types[r] at byte displacement displs[r]. Every
+// block travels in its packed (wire) form, back to back in rank order, so the byte-level
+// alltoallv moves them whatever the types; each received block is unpacked with its own type.
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  BEGIN("MPI_Alltoallw");
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  WBlocks in, out;
+  CHECK(out.setup(c, "recv", recvbuf, recvcounts, rdispls, recvtypes));
+  if (!in_place) {
+    CHECK(in.setup(c, "send", sendbuf, sendcounts, sdispls, sendtypes));
+    CHECK(check_distinct(sendbuf, recvbuf, in.total));
+    in.pack_all(sendbuf);
+  } else {
+    out.pack_all(recvbuf);  // sent from and replaced in recvbuf
+  }
+  const coll::Status s = coll::alltoallv(
+      call.view, p2p, in_place ? coll::in_place : in.packed.data(),
+      in_place ? nullptr : in.bytes.data(), in_place ? nullptr : in.at.data(),
+      out.packed.data(), out.bytes.data(), out.at.data());
+  if (s == coll::Status::ok) out.unpack_members(call.view, recvbuf);
+  return finish(c, s, "MPI_Alltoallw");
 }
 
 int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {

@@ -38,10 +38,28 @@ int publish(std::unique_ptr<Datatype> t, MPI_Datatype* newtype) {
   return MPI_SUCCESS;
 }
 
+// The user's constructor call, for MPI_Type_get_contents (set_contents).
+struct Call {
+  int combiner;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+};
+
+int publish(std::unique_ptr<Datatype> t, Call call, const std::vector<const Datatype*>& args,
+            MPI_Datatype* newtype) {
+  set_contents(t.get(), call.combiner, std::move(call.ints), std::move(call.aints), args);
+  return publish(std::move(t), newtype);
+}
+
+template <typename T>
+std::vector<T> list(int n, const T* a) {
+  return n > 0 ? std::vector<T>(a, a + n) : std::vector<T>{};
+}
+
 // Shared by MPI_Type_indexed (displacements in extents) and hindexed (in bytes).
 template <typename Disp>
 int indexed(int count, const int* bl, const Disp* disp, MPI_Aint unit_of, MPI_Datatype oldtype,
-            MPI_Datatype* newtype, int combiner) {
+            MPI_Datatype* newtype, int combiner, Call* call = nullptr) {
   const Datatype* old = nullptr;
   Err e = check_count(count);
   if (e == Err::ok) e = check_blocklens(count, bl);
@@ -57,7 +75,20 @@ int indexed(int count, const int* bl, const Disp* disp, MPI_Aint unit_of, MPI_Da
     blocks[static_cast<std::size_t>(i)] = {old, static_cast<std::size_t>(bl[i]),
                                            static_cast<MPI_Aint>(disp[i]) * unit};
   }
-  return publish(build_blocks(blocks.data(), blocks.size(), false, combiner), newtype);
+  Call plain{combiner, {count}, {}};
+  if (call == nullptr) {  // indexed, hindexed: the block lengths, displacements in ints or aints
+    call = &plain;
+    call->ints.insert(call->ints.end(), bl, bl + count);
+    for (int i = 0; i < count; ++i) {
+      if (unit_of != 0) {
+        call->ints.push_back(static_cast<int>(disp[i]));
+      } else {
+        call->aints.push_back(static_cast<MPI_Aint>(disp[i]));
+      }
+    }
+  }
+  return publish(build_blocks(blocks.data(), blocks.size(), false, combiner), std::move(*call),
+                 {old}, newtype);
 }
 
 // One block length for every block. Everything is checked before the count-sized block list
@@ -73,7 +104,15 @@ int indexed_block(int count, int blocklength, const Disp* disp, MPI_Aint unit_of
   if (e == Err::ok) e = check_out(newtype, "newtype");
   if (e != Err::ok) return raise_world(e);
   std::vector<int> bl(static_cast<std::size_t>(count), blocklength);
-  return indexed(count, bl.data(), disp, unit_of, oldtype, newtype, combiner);
+  Call call{combiner, {count, blocklength}, {}};
+  for (int i = 0; i < count; ++i) {
+    if (unit_of != 0) {
+      call.ints.push_back(static_cast<int>(disp[i]));
+    } else {
+      call.aints.push_back(static_cast<MPI_Aint>(disp[i]));
+    }
+  }
+  return indexed(count, bl.data(), disp, unit_of, oldtype, newtype, combiner, &call);
 }
 
 int hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype,
@@ -85,10 +124,16 @@ int hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype, MPI_
   if (e == Err::ok) e = check_out(newtype, "newtype");
   if (e != Err::ok) return raise_world(e);
   const MPI_Aint bytes = stride_in_extents ? stride * old->extent : stride;
+  const int combiner = stride_in_extents ? MPI_COMBINER_VECTOR : MPI_COMBINER_HVECTOR;
+  Call call{combiner, {count, blocklen}, {}};
+  if (stride_in_extents) {
+    call.ints.push_back(static_cast<int>(stride));
+  } else {
+    call.aints.push_back(stride);
+  }
   return publish(build_hvector(static_cast<std::size_t>(count), static_cast<std::size_t>(blocklen),
-                               bytes, *old,
-                               stride_in_extents ? MPI_COMBINER_VECTOR : MPI_COMBINER_HVECTOR),
-                 newtype);
+                               bytes, *old, combiner),
+                 std::move(call), {old}, newtype);
 }
 
 int create_struct(int count, const int* bl, const MPI_Aint* disp, const MPI_Datatype* tv,
@@ -109,7 +154,12 @@ int create_struct(int count, const int* bl, const MPI_Aint* disp, const MPI_Data
     b.disp = disp[i];
   }
   if (e != Err::ok) return raise_world(e);
-  return publish(build_blocks(blocks.data(), blocks.size(), true, MPI_COMBINER_STRUCT), newtype);
+  Call call{MPI_COMBINER_STRUCT, {count}, list(count, disp)};
+  call.ints.insert(call.ints.end(), bl, bl + count);
+  std::vector<const Datatype*> args;
+  for (const TypeBlock& b : blocks) args.push_back(b.type);
+  return publish(build_blocks(blocks.data(), blocks.size(), true, MPI_COMBINER_STRUCT),
+                 std::move(call), args, newtype);
 }
 
 // Common shape of the one-type queries: check the out pointer, find the type.
@@ -154,7 +204,8 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) 
   if (e == Err::ok) e = find_type(oldtype, &old);
   if (e == Err::ok) e = check_out(newtype, "newtype");
   if (e != Err::ok) return raise_world(e);
-  return publish(build_contiguous(static_cast<std::size_t>(count), *old), newtype);
+  return publish(build_contiguous(static_cast<std::size_t>(count), *old),
+                 {MPI_COMBINER_CONTIGUOUS, {count}, {}}, {old}, newtype);
 }
 
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
@@ -214,7 +265,8 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
   Err e = find_type(oldtype, &old);
   if (e == Err::ok) e = check_out(newtype, "newtype");
   if (e != Err::ok) return raise_world(e);
-  return publish(build_resized(*old, lb, extent), newtype);
+  return publish(build_resized(*old, lb, extent), {MPI_COMBINER_RESIZED, {}, {lb, extent}}, {old},
+                 newtype);
 }
 
 int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
@@ -224,7 +276,11 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
   if (e == Err::ok) e = check_out(newtype, "newtype");
   if (e == Err::ok) e = check_subarray(ndims, sizes, subsizes, starts, order, old->extent);
   if (e != Err::ok) return raise_world(e);
-  return publish(build_subarray(ndims, sizes, subsizes, starts, order, *old), newtype);
+  Call call{MPI_COMBINER_SUBARRAY, {ndims}, {}};
+  for (const int* a : {sizes, subsizes, starts}) call.ints.insert(call.ints.end(), a, a + ndims);
+  call.ints.push_back(order);
+  return publish(build_subarray(ndims, sizes, subsizes, starts, order, *old), std::move(call),
+                 {old}, newtype);
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -232,7 +288,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Err e = find_type(oldtype, &old);
   if (e == Err::ok) e = check_out(newtype, "newtype");
   if (e != Err::ok) return raise_world(e);
-  return publish(build_dup(*old), newtype);
+  return publish(build_dup(*old), {MPI_COMBINER_DUP, {}, {}}, {old}, newtype);
 }
 
 int MPI_Type_commit(MPI_Datatype* datatype) {

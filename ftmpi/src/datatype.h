@@ -23,6 +23,18 @@
 
 namespace ftmpi {
 
+struct Datatype;
+
+// MPI_Type_get_contents: a constructor's arguments as the user gave them (MPI-3.1 table 4.1).
+// A datatype argument is kept as a copy of its record (a derived one may be freed by the user
+// meanwhile), or by handle when predefined.
+struct TypeContents {
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> named;                      // per type argument: predefined handle,
+  std::vector<std::shared_ptr<const Datatype>> derived;  // or else this record
+};
+
 struct Datatype {
   const char* name = "";
   std::size_t size = 0;   // data bytes in one element (= packed bytes, = bytes on the wire)
@@ -49,6 +61,7 @@ struct Datatype {
   // For MPI_Type_get_envelope.
   int combiner = 0;         // MPI_COMBINER_NAMED
   int env_ints = 0, env_aints = 0, env_types = 0;
+  std::shared_ptr<const TypeContents> contents;  // set by the API constructors
   // 1 for the user's handle until MPI_Type_free, plus one per acquire(). Predefined: unused.
   int refs = 0;
 

@@ -167,4 +167,19 @@ std::unique_ptr<Datatype> build_dup(const Datatype& old) {
   return t;
 }
 
+void set_contents(Datatype* t, int combiner, std::vector<int> ints, std::vector<MPI_Aint> aints,
+                  const std::vector<const Datatype*>& types) {
+  auto c = std::make_shared<TypeContents>();
+  set_envelope(t, static_cast<int>(ints.size()), static_cast<int>(aints.size()),
+               static_cast<int>(types.size()));
+  c->ints = std::move(ints);
+  c->aints = std::move(aints);
+  for (const Datatype* a : types) {
+    c->named.push_back(a->predefined ? a->handle : MPI_DATATYPE_NULL);
+    c->derived.push_back(a->predefined ? nullptr : std::make_shared<Datatype>(*a));
+  }
+  t->combiner = combiner;
+  t->contents = std::move(c);
+}
+
 }  // namespace ftmpi

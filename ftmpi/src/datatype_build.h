@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "datatype.h"
 
@@ -29,6 +30,17 @@ std::unique_ptr<Datatype> build_blocks(const TypeBlock* blocks, std::size_t n, b
                                        int combiner);
 std::unique_ptr<Datatype> build_resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent);
 std::unique_ptr<Datatype> build_dup(const Datatype& old);
+// What MPI_Type_get_envelope/get_contents report for t: the user's constructor and its
+// arguments (the API layer calls this after building; it overrides the builders' own
+// combiner and counts, which describe the internal composition).
+void set_contents(Datatype* t, int combiner, std::vector<int> ints, std::vector<MPI_Aint> aints,
+                  const std::vector<const Datatype*>& types);
+// MPI_Type_create_darray (datatype_darray.cpp): check_darray first.
+Err check_darray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
+                 const int* dargs, const int* psizes, int order, MPI_Aint old_extent);
+std::unique_ptr<Datatype> build_darray(int size, int rank, int ndims, const int* gsizes,
+                                       const int* distribs, const int* dargs, const int* psizes,
+                                       int order, const Datatype& old);
 // MPI_Type_create_subarray (datatype_subarray.cpp): arguments checked by check_subarray.
 Err check_subarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
                    MPI_Aint old_extent);
