@@ -152,8 +152,9 @@ for d in $dirs; do
         resultTest=TestStatus|resultTest=TestErrFatal) expect_fail=1 ;;
       esac
     done
+    # mpirun forwards its stdin to rank 0: without /dev/null it would eat the rest of the testlist.
     log=$work/log/$d-$name-np$np.out
-    timeout -k 5 "$limit" "$mpirun" "${launch[@]}" -n "$np" "$exe" "${args[@]}" > "$log" 2>&1
+    timeout -k 5 "$limit" "$mpirun" "${launch[@]}" -n "$np" "$exe" "${args[@]}" < /dev/null > "$log" 2>&1
     rc=$?
     if grep -q '^mpich_suite: .* is not in ftmpi' "$log"; then
       say "NEEDS $entry (at run time: $(grep -o 'MPIX\?_[A-Za-z_0-9]* is not' "$log" | head -1))"
