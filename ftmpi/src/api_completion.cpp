@@ -7,6 +7,7 @@
 
 #include "api_request.h"
 #include "library.h"
+#include "status_count.h"
 
 using namespace ftmpi;
 
@@ -261,7 +262,7 @@ int MPI_Cancel(MPI_Request* request) {
 
 int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
   if (status == nullptr || flag == nullptr) return raise_world(fail(Err::arg, "NULL pointer"));
-  *flag = status->ftmpi_count_hi_cancelled & 1;
+  *flag = status_cancelled(status) ? 1 : 0;
   return MPI_SUCCESS;
 }
 

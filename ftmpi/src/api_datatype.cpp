@@ -8,6 +8,7 @@
 
 #include "datatype_build.h"
 #include "library.h"
+#include "status_count.h"
 
 using namespace ftmpi;
 
@@ -171,12 +172,6 @@ int query(MPI_Datatype h, const void* out, const char* what, F&& f) {
   if (e != Err::ok) return raise_world(e);
   f(*t);
   return MPI_SUCCESS;
-}
-
-// Received bytes as api_p2p.cpp stores them in MPI_Status (low 31 bits, then high bits << 1).
-std::size_t status_bytes(const MPI_Status* st) {
-  return static_cast<std::size_t>(st->ftmpi_count_lo) |
-         (static_cast<std::size_t>(static_cast<unsigned>(st->ftmpi_count_hi_cancelled) >> 1) << 31);
 }
 
 // Pack and unpack share their checks: a committed type, a valid communicator, a position.

@@ -85,6 +85,34 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   return MPI_SUCCESS;
 }
 
+int MPI_Add_error_class(int* errorclass) {
+  if (Err e = check_initialized("MPI_Add_error_class"); e != Err::ok) return to_code(e);
+  if (errorclass == nullptr) return raise_world(fail(Err::arg, "errorclass pointer is NULL"));
+  return raise_world(add_error_class(errorclass));
+}
+
+int MPI_Add_error_code(int errorclass, int* errorcode) {
+  if (Err e = check_initialized("MPI_Add_error_code"); e != Err::ok) return to_code(e);
+  if (errorcode == nullptr) return raise_world(fail(Err::arg, "errorcode pointer is NULL"));
+  return raise_world(add_error_code(errorclass, errorcode));
+}
+
+int MPI_Add_error_string(int errorcode, const char* string) {
+  if (Err e = check_initialized("MPI_Add_error_string"); e != Err::ok) return to_code(e);
+  if (string == nullptr) return raise_world(fail(Err::arg, "string pointer is NULL"));
+  return raise_world(set_error_string(errorcode, string));
+}
+
+// Runs the communicator's handler as if an MPI call on it had failed with errorcode; returns
+// MPI_SUCCESS once the handler returned (MPI-2.2 8.3.6).
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  if (Err e = check_initialized("MPI_Comm_call_errhandler"); e != Err::ok) return to_code(e);
+  Comm* c = nullptr;
+  if (Err e = lib().comms.lookup(comm, &c); e != Err::ok) return raise_world(e);
+  (void)raise_code(c, errorcode);
+  return MPI_SUCCESS;
+}
+
 int MPI_Comm_rank(MPI_Comm comm, int* rank) {
   if (Err e = check_initialized("MPI_Comm_rank"); e != Err::ok) return to_code(e);
   Comm* c = nullptr;

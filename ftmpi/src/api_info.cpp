@@ -146,9 +146,12 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   Comm* c = nullptr;
   const Info* i = nullptr;
   if (Err e = find_comm(comm, &c, "MPI_Comm_dup_with_info"); e != Err::ok) return raise(c, e);
-  if (Err e = infos().lookup(info, &i); e != Err::ok) return raise(c, e);
+  // MPI_INFO_NULL: a duplicate without hints (MPI-4.1 7.4.2 allows it; MPICH and Open MPI accept it).
+  if (info != MPI_INFO_NULL) {
+    if (Err e = infos().lookup(info, &i); e != Err::ok) return raise(c, e);
+  }
   if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
-  Info hints = *i;  // copied first: the dup may run error handlers that free `info`
+  Info hints = i != nullptr ? *i : Info{};  // copied first: the dup may run error handlers that free `info`
   if (int rc = MPI_Comm_dup(comm, newcomm); rc != MPI_SUCCESS) return rc;
   Comm* child = nullptr;
   if (lib().comms.lookup(*newcomm, &child) == Err::ok) child->hints = std::move(hints);

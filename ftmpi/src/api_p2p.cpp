@@ -8,6 +8,7 @@
 #include "library.h"
 #include "api_request.h"
 #include "match_bits.h"
+#include "status_count.h"
 
 using namespace ftmpi;
 
@@ -95,24 +96,12 @@ Err check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
   return check_recv_peer(source, tag, c);
 }
 
-void set_count(MPI_Status* st, std::size_t bytes, bool cancelled) {
-  st->ftmpi_count_lo = static_cast<int>(bytes & 0x7fffffff);
-  st->ftmpi_count_hi_cancelled = static_cast<int>(((bytes >> 31) << 1) | (cancelled ? 1 : 0));
-}
-
-void fill_status(const Request& r, MPI_Status* st) {
-  if (st == MPI_STATUS_IGNORE) return;
-  st->MPI_SOURCE = r.source;
-  st->MPI_TAG = r.tag;
-  set_count(st, r.bytes, r.cancelled);
-}
-
 
 void fill_proc_null_status(MPI_Status* st) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_PROC_NULL;
   st->MPI_TAG = MPI_ANY_TAG;
-  set_count(st, 0, false);
+  status_set_bytes(st, 0, false);
 }
 
 // Posts a send: contiguous data goes straight from the user's buffer, anything else is packed
@@ -176,11 +165,18 @@ int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
 
 namespace ftmpi {
 
+void fill_status(const Request& r, MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = r.source;
+  st->MPI_TAG = r.tag;
+  status_set_bytes(st, r.bytes, r.cancelled);
+}
+
 void fill_empty_status(MPI_Status* st) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
-  set_count(st, 0, false);
+  status_set_bytes(st, 0, false);
 }
 
 // Retires a completed request: fills the status, frees the record, returns its error code.
@@ -302,9 +298,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
   }
   const Datatype* t = nullptr;
   if (Err e = lib().types.lookup(type, &t); e != Err::ok) return raise_world(e);
-  std::size_t bytes = static_cast<std::size_t>(status->ftmpi_count_lo) |
-                      (static_cast<std::size_t>(status->ftmpi_count_hi_cancelled >> 1) << 31);
-  *count = element_count(*t, bytes);
+  *count = element_count(*t, status_bytes(status));
   return MPI_SUCCESS;
 }
 

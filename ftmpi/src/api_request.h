@@ -10,6 +10,8 @@ struct Request;
 // Completed request -> user: fills the status, unpacks a staged receive, recycles the record,
 // sets the handle to MPI_REQUEST_NULL and returns the request's error code.
 int retire(Request* r, MPI_Status* st, MPI_Request* handle);
+// The status of a completed request: source, tag, byte count, cancelled.
+void fill_status(const Request& r, MPI_Status* st);
 // The status of a null or inactive request (MPI-1.3 3.7.3).
 void fill_empty_status(MPI_Status* st);
 

@@ -13,8 +13,10 @@ int g_host = MPI_PROC_NULL;
 int g_io = MPI_ANY_SOURCE;         // every process can do I/O
 int g_wtime_is_global = 0;         // not synchronized across hosts
 int g_universe_size = 1;
+int g_last_used_code = MPI_ERR_LASTCODE;
+int g_appnum = 0;  // mpirun starts one application
 
-bool predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= FTMPI_COLL_MODE; }
+bool predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM; }
 
 }  // namespace
 
@@ -70,6 +72,11 @@ Err Attributes::get(Comm* c, int keyval, void** value, int* flag, int universe_s
       g_universe_size = universe_size;
       *value = &g_universe_size;
       return Err::ok;
+    case MPI_LASTUSEDCODE:
+      g_last_used_code = last_used_code();
+      *value = &g_last_used_code;
+      return Err::ok;
+    case MPI_APPNUM: *value = &g_appnum; return Err::ok;
     case FTMPI_NUM_FAILED_PROCS: c->attr_values[0] = static_cast<int>(c->failed.size()); *value = &c->attr_values[0]; return Err::ok;
     case FTMPI_COMM_STATE: c->attr_values[1] = c->state; *value = &c->attr_values[1]; return Err::ok;
     case FTMPI_COMM_MODE: c->attr_values[2] = c->comm_mode; *value = &c->attr_values[2]; return Err::ok;

@@ -1,8 +1,10 @@
 #include "datatype.h"
 
 #include <complex.h>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cwchar>
 
 namespace ftmpi {
@@ -139,6 +141,14 @@ Err DatatypeTable::find(MPI_Datatype handle, const Datatype** out) const {
   return Err::ok;
 }
 
+Err DatatypeTable::rename(MPI_Datatype handle, const char* name) {
+  const Datatype* found = nullptr;
+  if (Err e = find(handle, &found); e != Err::ok) return e;
+  Datatype* t = types_[static_cast<std::size_t>(handle)].get();
+  t->user_name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+  return Err::ok;
+}
+
 MPI_Datatype DatatypeTable::add(std::unique_ptr<Datatype> t) {
   t->in_use = true;
   t->predefined = false;
@@ -226,9 +236,15 @@ int element_count(const Datatype& t, std::size_t bytes) {
   return static_cast<int>(bytes / t.size);
 }
 
-int basic_element_count(const Datatype& t, std::size_t bytes) {
+long long basic_element_count_x(const Datatype& t, std::size_t bytes) {
   const long long n = signature_elements(*t.signature, bytes);
-  return n < 0 ? MPI_UNDEFINED : static_cast<int>(n);
+  return n < 0 ? MPI_UNDEFINED : n;
+}
+
+int basic_element_count(const Datatype& t, std::size_t bytes) {
+  // MPI-3 3.2.5: MPI_UNDEFINED also when the count does not fit the int.
+  const long long n = basic_element_count_x(t, bytes);
+  return n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
 }
 
 }  // namespace ftmpi

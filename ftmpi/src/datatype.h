@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "datatype_layout.h"
@@ -37,6 +38,7 @@ struct TypeContents {
 
 struct Datatype {
   const char* name = "";
+  std::string user_name;  // MPI_Type_set_name; shown instead of name when set
   std::size_t size = 0;   // data bytes in one element (= packed bytes, = bytes on the wire)
   MPI_Aint extent = 0;    // span of one element in memory: element i starts at buf + i * extent
   MPI_Aint lb = 0;
@@ -88,6 +90,8 @@ class DatatypeTable {
   // Takes a new record, gives it a handle (the user's reference: refs = 1).
   MPI_Datatype add(std::unique_ptr<Datatype> t);
   Err commit(MPI_Datatype handle);
+  // MPI_Type_set_name (predefined types too; at most MPI_MAX_OBJECT_NAME - 1 characters kept).
+  Err rename(MPI_Datatype handle, const char* name);
   // MPI_Type_free: the handle becomes invalid now; the record goes once nothing holds it.
   Err free(MPI_Datatype handle);
 
@@ -141,6 +145,8 @@ std::size_t unpack_part(const void* in, std::size_t offset, std::size_t bytes, v
 int element_count(const Datatype& t, std::size_t bytes);
 // MPI_Get_elements: basic elements in `bytes` received bytes, or MPI_UNDEFINED.
 int basic_element_count(const Datatype& t, std::size_t bytes);
+// The same as an MPI_Count (MPI_Get_elements_x): MPI_UNDEFINED only for a partial element.
+long long basic_element_count_x(const Datatype& t, std::size_t bytes);
 
 // Whether buf == NULL is acceptable for count elements: MPI_BOTTOM is NULL, and a derived type
 // built from MPI_Get_address values addresses absolute memory. Only a predefined type with data

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace ftmpi {
 namespace {
@@ -32,6 +33,30 @@ struct DetailRing {
 DetailRing& ring() {
   static DetailRing r;
   return r;
+}
+
+// Application classes and codes: kUserFirst + index, one record per value. A class is also a
+// code of its own class (MPI-2.2 8.5).
+constexpr int kUserFirst = 0x50000000;
+static_assert(static_cast<long long>(kClassSpan) * (kSerials + 1) < kUserFirst, "disjoint ranges");
+constexpr std::size_t kMaxUserCodes = 1u << 20;
+struct UserCode {
+  int error_class;
+  std::string text;
+};
+struct UserCodes {
+  std::mutex mutex;
+  std::vector<UserCode> codes;
+};
+UserCodes& user_codes() {
+  static UserCodes u;
+  return u;
+}
+// The record of an application code, or nullptr (the caller holds the mutex).
+UserCode* user_code(int code) {
+  std::vector<UserCode>& v = user_codes().codes;
+  if (code < kUserFirst || static_cast<std::size_t>(code - kUserFirst) >= v.size()) return nullptr;
+  return &v[static_cast<std::size_t>(code - kUserFirst)];
 }
 
 thread_local char t_detail[MPI_MAX_ERROR_STRING];
@@ -115,10 +140,67 @@ int to_code(Err e) {
 
 int error_class_of(int code) {
   if (code < 0) return MPI_ERR_UNKNOWN;
+  if (code >= kUserFirst) {
+    std::lock_guard<std::mutex> lock(user_codes().mutex);
+    const UserCode* u = user_code(code);
+    return u != nullptr ? u->error_class : MPI_ERR_UNKNOWN;
+  }
   return code % kClassSpan;
 }
 
+Err add_error_class(int* errorclass) {
+  UserCodes& u = user_codes();
+  std::lock_guard<std::mutex> lock(u.mutex);
+  if (u.codes.size() >= kMaxUserCodes) return fail(Err::other, "too many error classes and codes added");
+  const int value = kUserFirst + static_cast<int>(u.codes.size());
+  u.codes.push_back(UserCode{value, ""});
+  *errorclass = value;
+  return Err::ok;
+}
+
+Err add_error_code(int errorclass, int* errorcode) {
+  UserCodes& u = user_codes();
+  std::lock_guard<std::mutex> lock(u.mutex);
+  const UserCode* c = user_code(errorclass);
+  const bool predefined_class = errorclass >= 0 && errorclass < kClassSpan && class_text(errorclass) != nullptr;
+  if (!predefined_class && (c == nullptr || c->error_class != errorclass)) {
+    return fail(Err::arg, "%d is not an error class", errorclass);
+  }
+  if (u.codes.size() >= kMaxUserCodes) return fail(Err::other, "too many error classes and codes added");
+  *errorcode = kUserFirst + static_cast<int>(u.codes.size());
+  u.codes.push_back(UserCode{errorclass, ""});
+  return Err::ok;
+}
+
+Err set_error_string(int errorcode, const char* text) {
+  if (std::strlen(text) >= MPI_MAX_ERROR_STRING) {
+    return fail(Err::arg, "an error string has at most %d characters", MPI_MAX_ERROR_STRING - 1);
+  }
+  std::lock_guard<std::mutex> lock(user_codes().mutex);
+  UserCode* c = user_code(errorcode);
+  if (c == nullptr) {
+    return fail(Err::arg, "%d is not an error class or code added by MPI_Add_error_class/code "
+                "(the strings of predefined ones cannot change)", errorcode);
+  }
+  c->text = text;
+  return Err::ok;
+}
+
+int last_used_code() {
+  std::lock_guard<std::mutex> lock(user_codes().mutex);
+  const std::size_t n = user_codes().codes.size();
+  return n == 0 ? MPI_ERR_LASTCODE : kUserFirst + static_cast<int>(n - 1);
+}
+
 bool error_text(int code, char* out, int* len) {
+  if (code >= kUserFirst) {
+    std::lock_guard<std::mutex> lock(user_codes().mutex);
+    const UserCode* u = user_code(code);
+    if (u == nullptr) return false;
+    std::memcpy(out, u->text.c_str(), u->text.size() + 1);  // size checked when set
+    *len = static_cast<int>(u->text.size());
+    return true;
+  }
   int cls = error_class_of(code);
   const char* base = class_text(cls);
   if (base == nullptr || code < 0) return false;

@@ -63,4 +63,12 @@ int error_class_of(int code);
 // Writes the text for a code; returns false for a code that is not ours.
 bool error_text(int code, char* out, int* len);
 
+// Error classes and codes the application adds (MPI_Add_error_class/code/string). They live
+// above every detail code to_code() can hand out, so neither can be mistaken for the other.
+Err add_error_class(int* errorclass);
+Err add_error_code(int errorclass, int* errorcode);
+Err set_error_string(int errorcode, const char* text);
+// MPI_LASTUSEDCODE: the largest code or class in use (MPI_ERR_LASTCODE until one is added).
+int last_used_code();
+
 }  // namespace ftmpi
