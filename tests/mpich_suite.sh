@@ -53,8 +53,17 @@ cat > "$work/include/mpitestconf.h" <<'EOF'
 #define USE_STRICT_MPI 1
 #define HAVE_MPI_INIT_THREAD 1
 #define POINTERINT_t long
-#define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE
 EOF
+# The threads/ directories need MTest's thread layer (POSIX threads, util/mtest_thread.c);
+# the others run with none, as before (MTest then initializes without MPI_THREAD_MULTIPLE).
+threads=0
+for d in $dirs; do [[ $d == threads* ]] && threads=1; done
+if [ $threads -eq 1 ]; then
+  echo '#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX' >> "$work/include/mpitestconf.h"
+else
+  echo '#define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE' >> "$work/include/mpitestconf.h"
+fi
+for d in $dirs; do mkdir -p "$work/log/$(dirname "$d")" "$work/obj/$(dirname "$d")" "$work/bin/$(dirname "$d")"; done
 : > "$work/include/mtest_mpix.h"   # MPICH's own extensions: none
 cflags=(-g -O1 -w -I"$work/include" -I"$src/include")
 
@@ -65,7 +74,9 @@ nm -D --defined-only "$build/lib/libftmpi.so" | awk '{print $3}' | grep -E '^P?M
 # The test library (its MPI-2 parts are only reached by tests that ask for them; see absent.c
 # below). The NEEDS check looks at each test's own object.
 util=()
-for f in mtest.c mtest_common.c mtest_single.c dtypes.c run_mpitests.c; do
+thread_util=mtest_single.c  # or its threaded counterpart
+[ $threads -eq 1 ] && thread_util=mtest_thread.c
+for f in mtest.c mtest_common.c $thread_util dtypes.c run_mpitests.c; do
   [ -f "$src/util/$f" ] || continue
   if "$mpicc" "${cflags[@]}" -c "$src/util/$f" -o "$work/obj/${f%.c}.o" 2> "$work/log/util-$f.log"; then
     [ "$f" = run_mpitests.c ] || util+=("$work/obj/${f%.c}.o")
@@ -131,7 +142,7 @@ for d in $dirs; do
         nm "$obj" | grep -q ' T main$' || driver=("$work/obj/run_mpitests.o")
         if [ -n "$missing" ]; then
           echo "needs: $missing" > "$exe.needs"
-        elif "$mpicc" "${cflags[@]}" -o "$exe" "$obj" "${driver[@]}" "${util[@]}" -lm \
+        elif "$mpicc" "${cflags[@]}" -o "$exe" "$obj" "${driver[@]}" "${util[@]}" -lm -lpthread \
                > "$work/log/$d-$name.link" 2>&1; then
           rm -f "$exe.needs"
         else
