@@ -3,6 +3,7 @@
 // A buffer whose datatype is not contiguous goes through a staging buffer (coll_stage.h):
 // packed before the algorithm, unpacked after it succeeded; contiguous types move in place.
 #include <ftmpi/coll/collectives.h>
+#include <ftmpi/coll/scratch.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -413,15 +414,22 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
   std::size_t bytes;
   CHECK(bytes_of("buffer", buf, count, type, &t, &bytes));
   CHECK(check_root(c, root));
-  if (moves_in_place(t)) {
-    return finish(c, coll::bcast(call.view, p2p, buf, bytes, root), "MPI_Bcast");
-  }
+  // ATOMIC and small: every member hears from every member, so the result (the root's data,
+  // the same everywhere) may settle without an agreement (coll_outcome.h).
+  const bool uniform = may_settle(c, call.view, bytes);
+  auto bcast = uniform ? coll::bcast_from_everyone : coll::bcast;
+  auto done = [&](coll::Status s, void* data) {
+    return uniform ? finish_uniform(c, call.view, s, UniformResult{data, bytes, true}, "MPI_Bcast")
+                   : finish(c, s, "MPI_Bcast");
+  };
+  if (moves_in_place(t)) return done(bcast(call.view, p2p, buf, bytes, root), buf);
   Stage data;
   data.setup(buf, static_cast<std::size_t>(count), *t, Form::packed(*t));
   if (c->rank == root) data.load_all();
-  const coll::Status s = coll::bcast(call.view, p2p, data.data(), bytes, root);
-  if (s == coll::Status::ok && c->rank != root) data.store_all();
-  return finish(c, s, "MPI_Bcast");
+  const int rc = done(bcast(call.view, p2p, data.data(), bytes, root), data.data());
+  // Also a result taken from a member that settled.
+  if (rc == MPI_SUCCESS && c->rank != root) data.store_all();
+  return rc;
 }
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -444,10 +452,22 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   coll::Reduction r;
   Form form;
   CHECK(reduction_for(op, type, count, &r, &form, &t));
-  if (form.direct) {
-    return finish(c, coll::reduce(call.view, p2p, in_place_or(sendbuf), recvbuf, r, root),
-                  "MPI_Reduce");
-  }
+  // ATOMIC and small: an allreduce, whose result is the same everywhere and holds every
+  // member's contribution, so the outcome may settle without an agreement (coll_outcome.h);
+  // members other than the root keep the result in scratch memory.
+  const bool uniform = count > 0 && may_settle(c, call.view, r.bytes());
+  coll::Scratch elsewhere(uniform && !at_root ? r.bytes() : 0);
+  auto reduce = [&](const void* in, void* out) {
+    return uniform ? coll::allreduce(call.view, p2p, in, at_root ? out : elsewhere.data(), r)
+                   : coll::reduce(call.view, p2p, in, out, r, root);
+  };
+  auto done = [&](coll::Status s, void* out) {
+    return uniform ? finish_uniform(c, call.view, s,
+                                    UniformResult{at_root ? out : elsewhere.data(), r.bytes(), true},
+                                    "MPI_Reduce")
+                   : finish(c, s, "MPI_Reduce");
+  };
+  if (form.direct) return done(reduce(in_place_or(sendbuf), recvbuf), recvbuf);
   const auto n = static_cast<std::size_t>(count);
   Stage in, out;
   if (!in_place) {
@@ -458,10 +478,10 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
     out.setup(recvbuf, n, *t, form);
     if (in_place) out.load_all();
   }
-  const coll::Status s = coll::reduce(call.view, p2p, in_place ? coll::in_place : in.data(),
-                                      at_root ? out.data() : recvbuf, r, root);
-  if (s == coll::Status::ok && at_root) out.store_all();
-  return finish(c, s, "MPI_Reduce");
+  void* result = at_root ? out.data() : recvbuf;
+  const int rc = done(reduce(in_place ? coll::in_place : in.data(), result), result);
+  if (rc == MPI_SUCCESS && at_root) out.store_all();  // also a result taken from a settled member
+  return rc;
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,

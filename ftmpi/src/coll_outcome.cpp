@@ -72,12 +72,14 @@ bool atomic_mode(const Comm* c) {
 
 bool agree_outcome(Comm* c, bool ok_here) { return vote(c, ok_here, false, nullptr, 0); }
 
+bool may_settle(const Comm* c, const coll::View& v, std::size_t bytes) {
+  return atomic_mode(c) && bytes <= kMaxSettledBytes && v.members.size() >= 2;
+}
+
 bool settle_outcome(Comm* c, const coll::View& v, bool ok_here, const UniformResult& r) {
   // Every member decides "may settle" from the same facts (the call and the communicator's
   // membership), so a member in the agreement knows when others may have settled.
-  const bool may_settle = r.from_everyone && r.bytes <= kMaxSettledBytes &&
-                          v.members.size() >= 2;
-  if (!may_settle) return vote(c, ok_here, false, nullptr, 0);
+  if (!r.from_everyone || !may_settle(c, v, r.bytes)) return vote(c, ok_here, false, nullptr, 0);
   // Settle only when nothing failed as far as this member knows: then the failure-free path
   // sends nothing, and a failure seen during the call goes through the agreement as before.
   if (ok_here && c->state == FTMPI_COMM_OK && lib().consensus.settle(c, r.data, r.bytes)) {

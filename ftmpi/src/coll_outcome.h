@@ -2,7 +2,8 @@
 // the same one. Two ways to get there (ftmpi/CONSENSUS.md, "Settled collectives"):
 // - agree_outcome: one agreement on "did it work here" after the collective (any collective);
 // - settle_outcome: collectives in which every member that succeeds ends with the same bytes
-//   and a clean finish implies that every member took part (allreduce, allgather, barrier)
+//   and a clean finish implies that every member took part (allreduce, allgather, barrier;
+//   bcast and reduce through the algorithms they switch to in ATOMIC mode, may_settle)
 //   settle without any message when nothing failed; only a member that could not finish
 //   runs the agreement, and it gets the result from a member that settled.
 #pragma once
@@ -30,6 +31,12 @@ struct UniformResult {
   std::size_t bytes = 0;
   bool from_everyone = false;  // a clean finish here implies every member's message arrived
 };
+
+// Whether a collective whose result is `bytes` long (the same at every member) may settle on
+// `c`: ATOMIC mode, at least two members, a result small enough to keep. Every member gets the
+// same answer, so callers may choose a different algorithm on it (a broadcast or reduction
+// that reaches every member from every member, so that its result becomes uniform).
+bool may_settle(const Comm* c, const coll::View& v, std::size_t bytes);
 
 // The outcome of a uniform-result collective: true when it succeeded everywhere. A member
 // whose algorithm failed but that learns another member settled gets its result copied into

@@ -1,5 +1,6 @@
-/* collbench.c — collective latency: barrier; bcast 8 B and 1 MiB; allreduce 8 B and 1 MiB
- * (MPI_DOUBLE, MPI_SUM); alltoall 1 KiB per peer. Root 0 where there is one.
+/* collbench.c — collective latency: barrier; bcast 8 B and 1 MiB; reduce 8 B; allreduce 8 B
+ * and 1 MiB (MPI_DOUBLE, MPI_SUM); allgather 8 B per rank; alltoall 8 B and 1 KiB per peer.
+ * Root 0 where there is one.
  *
  * Each repetition: barrier, `iters` back-to-back operations, per-operation time on each rank;
  * the repetition's time is the slowest rank's. Rank 0 calibrates `iters` to -t seconds per
@@ -15,18 +16,20 @@
 #define BIG (1 << 20)
 #define A2A_BLOCK 1024
 
-typedef enum { OP_BARRIER, OP_BCAST, OP_ALLREDUCE, OP_ALLTOALL } op_kind;
+typedef enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL } op_kind;
 
 typedef struct {
     const char *name;
     op_kind kind;
-    long bytes; /* per operation (alltoall: per peer) */
+    long bytes; /* per operation (allgather: per rank, alltoall: per peer) */
 } bench_case;
 
 static const bench_case cases[] = {
     {"barrier", OP_BARRIER, 0},       {"bcast", OP_BCAST, 8},
-    {"bcast", OP_BCAST, BIG},         {"allreduce", OP_ALLREDUCE, 8},
-    {"allreduce", OP_ALLREDUCE, BIG}, {"alltoall", OP_ALLTOALL, A2A_BLOCK},
+    {"bcast", OP_BCAST, BIG},         {"reduce", OP_REDUCE, 8},
+    {"allreduce", OP_ALLREDUCE, 8},   {"allreduce", OP_ALLREDUCE, BIG},
+    {"allgather", OP_ALLGATHER, 8},   {"alltoall", OP_ALLTOALL, 8},
+    {"alltoall", OP_ALLTOALL, A2A_BLOCK},
 };
 
 static int rank, np;
@@ -41,8 +44,16 @@ static void run_op(const bench_case *c)
     case OP_BCAST:
         MPI_Bcast(sbuf, (int)c->bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
         break;
+    case OP_REDUCE:
+        MPI_Reduce(sbuf, rbuf, (int)(c->bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM, 0,
+                   MPI_COMM_WORLD);
+        break;
     case OP_ALLREDUCE:
         MPI_Allreduce(sbuf, rbuf, (int)(c->bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM,
+                      MPI_COMM_WORLD);
+        break;
+    case OP_ALLGATHER:
+        MPI_Allgather(sbuf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
                       MPI_COMM_WORLD);
         break;
     case OP_ALLTOALL:
@@ -102,12 +113,21 @@ static void verify(const bench_case *c)
         for (long i = 0; i < c->bytes && ok; i++)
             ok = sbuf[i] == (unsigned char)(i * 3 + 1);
         break;
+    case OP_REDUCE:
     case OP_ALLREDUCE:
         for (long i = 0; i < n; i++)
             sd[i] = rank + 1 + (double)(i % 8);
         run_op(c);
-        for (long i = 0; i < n && ok; i++)
-            ok = rd[i] == np * (np + 1) / 2.0 + np * (double)(i % 8);
+        if (c->kind == OP_ALLREDUCE || rank == 0)
+            for (long i = 0; i < n && ok; i++)
+                ok = rd[i] == np * (np + 1) / 2.0 + np * (double)(i % 8);
+        break;
+    case OP_ALLGATHER:
+        memset(sbuf, (rank * 5 + 3) & 0xff, (size_t)c->bytes);
+        run_op(c);
+        for (int p = 0; p < np && ok; p++)
+            for (long i = 0; i < c->bytes && ok; i++)
+                ok = rbuf[(long)p * c->bytes + i] == ((p * 5 + 3) & 0xff);
         break;
     case OP_ALLTOALL:
         for (int p = 0; p < np; p++)

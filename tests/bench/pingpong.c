@@ -20,7 +20,7 @@ typedef struct {
     int verify; /* fill/check a pattern instead of timing */
 } command;
 
-static const int lat_sizes[] = {0, 8, 1024, 65536};
+static const int lat_sizes[] = {0, 8, 64, 512, 1024, 4096, 16384, 65536};
 static const int bw_sizes[] = {1 << 20, 16 << 20};
 #define MAX_BYTES (16 << 20)
 

@@ -83,8 +83,9 @@ launch() {
       timeout "$run_timeout" "$prefix/bin/mpirun" "${fwd[@]}" -n "$np" "$@" ;;
     mpich) timeout "$run_timeout" /usr/bin/mpirun.mpich -n "$np" "$@" ;;
     openmpi)
+      # Shared memory (vader) and self only: the figures compare shared-memory paths.
       timeout "$run_timeout" /usr/bin/mpirun.openmpi --allow-run-as-root --oversubscribe \
-        -n "$np" "$@" ;;
+        --mca btl self,vader -n "$np" "$@" ;;
   esac
 }
 
@@ -293,7 +294,7 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
     print ""
     print "| metric | size | ftmpi | fi_pingpong shm | fi_pingpong tcp;ofi_rxm | MPICH | Open MPI | ftmpi/fi_pingpong | ftmpi/MPICH | ftmpi/Open MPI |"
     print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
-    n = split("0 8 1024 65536 1048576 16777216", sizes, " ")
+    n = split("0 8 64 512 1024 4096 16384 65536 1048576 16777216", sizes, " ")
     split("ftmpi fi-shm fi-tcp mpich openmpi", impl, " ")
     for (i = 1; i <= n; i++) {
       s = sizes[i]; bw = s >= 1048576
@@ -312,7 +313,7 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
     print ""
     print "| operation | size | ranks | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best | per round |"
     print "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"
-    nc = split("barrier:0 bcast:8 bcast:1048576 allreduce:8 allreduce:1048576 alltoall:1024", ops, " ")
+    nc = split("barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8 bcast:1048576 allreduce:1048576 alltoall:1024", ops, " ")
     m = split(nps, np, " ")
     for (p = 1; p <= m; p++) for (i = 1; i <= nc; i++) {
       split(ops[i], o, ":")
@@ -322,7 +323,7 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
       rb = pratio("mpich", o[1], o[2], np[p], 0)
       rc = pratio("openmpi", o[1], o[2], np[p], 0)
       rbest = pratio("best", o[1], o[2], np[p], 0)
-      size = o[1] == "barrier" ? "-" : (o[1] == "alltoall" ? human(o[2]) "/peer" : human(o[2]))
+      size = o[1] == "barrier" ? "-" : (o[1] == "alltoall" ? human(o[2]) "/peer" : o[1] == "allgather" ? human(o[2]) "/rank" : human(o[2]))
       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], size, np[p], fmt(a), fmt(b), fmt(c),
         fmtr(rb), fmtr(rc), fmtr(rbest), list
     }

@@ -2,9 +2,10 @@
  * Every rank loops over 8 B collectives: MPI_Allreduce, MPI_Barrier, MPI_Allgather (one long),
  * MPI_Bcast and MPI_Reduce from a rotating root, MPI_Allreduce in place. From iteration 200
  * on the victim SIGKILLs itself after a random 0-2 ms, which lands inside one of them (they
- * take microseconds each). The small allreduce, barrier and allgather are the ones that
- * settle without an agreement when nothing fails (coll_outcome.h): a member that could not
- * finish must then get the same outcome, and the same result, as those that settled.
+ * take microseconds each). All of them settle without an agreement when nothing fails
+ * (coll_outcome.h; bcast and reduce through the algorithms ATOMIC mode switches them to): a
+ * member that could not finish must then get the same outcome, and the same result, as those
+ * that settled.
  * Each survivor notes the index of its first failing call and checks every result it got
  * before; then the world is repaired (SHRINK) and the survivors compare their notes. */
 #include <mpi.h>

@@ -65,6 +65,13 @@ std::vector<Collective> collectives() {
          *ok = b == pattern(root, 0, 100);
          return s;
        }},
+      // Every member hears from every member: a silent member fails them all (ATOMIC settle).
+      {"bcast_from_everyone", true, [](const View& v, P2P& p, int root, bool* ok) {
+         B b = v.my_rank == root ? pattern(root, 0, 100) : B(100, 0);
+         Status s = bcast_from_everyone(v, p, b.data(), b.size(), root);
+         *ok = b == pattern(root, 0, 100);
+         return s;
+       }},
       {"reduce", false, [](const View& v, P2P& p, int root, bool* ok) {
          B in = ints(v.my_rank), out(in.size(), 0);
          Status s = reduce(v, p, in.data(), out.data(), sum_of_ints(), root);

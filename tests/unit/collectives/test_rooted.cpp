@@ -72,6 +72,43 @@ TEST_CASE("bcast gives every member the root's bytes", "[bcast]") {
   }
 }
 
+TEST_CASE("bcast_from_everyone gives every member the root's bytes", "[bcast]") {
+  const std::size_t sizes[] = {0, 1, 8, 1001};
+  for (const auto& l : layouts(64)) {
+    INFO(l.name);
+    const auto roots = roots_of(l);
+    std::vector<std::vector<std::vector<unsigned char>>> buf(l.comm_size);
+    for (int r : l.members) {
+      for (int root : roots) {
+        for (std::size_t bytes : sizes) {
+          buf[r].push_back(r == root ? pattern(root, 2, bytes)
+                                     : std::vector<unsigned char>(bytes, kUntouched));
+        }
+      }
+    }
+    Outcome o = run(l, [&](const View& v, P2P& p2p) {
+      int k = 0;
+      for (int root : roots) {
+        for (std::size_t bytes : sizes) {
+          Status s = bcast_from_everyone(v, p2p, buf[v.my_rank][k++].data(), bytes, root);
+          if (s != Status::ok) return s;
+        }
+      }
+      return Status::ok;
+    });
+    require_clean(o);
+    for (int r : l.members) {
+      int k = 0;
+      for (int root : roots) {
+        for (std::size_t bytes : sizes) {
+          INFO("rank " << r << " root " << root << " bytes " << bytes);
+          CHECK(buf[r][k++] == pattern(root, 2, bytes));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("reduce combines in rank order at any root, in place or not", "[reduce]") {
   const auto cases = reduction_cases();
   const std::size_t counts[] = {1, 5};

@@ -37,6 +37,10 @@ Status barrier(const View& view, P2P& p2p);
 // Root's `bytes` of buf reach every member. Binomial tree below FTMPI_COLL_BCAST_LARGE,
 // scatter + ring allgather above, segmented pipeline above FTMPI_COLL_BCAST_PIPELINE.
 Status bcast(const View& view, P2P& p2p, void* buf, std::size_t bytes, int root);
+// The same result in dissemination rounds (the barrier's pattern carrying the data): a clean
+// finish at any member implies that every member entered, which a tree does not give. For
+// small data in ATOMIC mode, where that lets the outcome settle (ftmpi/CONSENSUS.md).
+Status bcast_from_everyone(const View& view, P2P& p2p, void* buf, std::size_t bytes, int root);
 
 // recvbuf at root = x(m0) op x(m1) op ... over members in rank order, r.count elements.
 // In place: sendbuf == in_place at root, whose input is then read from recvbuf.
