@@ -14,6 +14,7 @@ packages=(
   libsodium-dev                             # per-job secret, challenge-response between hosts
   catch2                                    # unit tests (v2 on Debian 12)
   nlohmann-json3-dev                        # JSON output of the tools (header-only)
+  libcli11-dev                              # the tools' one option parser (header-only)
   jq                                        # tools tests read cominfo --json
   libncurses-dev                            # cominfo/hostinfo full-screen views
   tmux                                      # cominfo/hostinfo terminal tests

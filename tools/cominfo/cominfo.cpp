@@ -11,16 +11,16 @@
 #include <string>
 #include <thread>
 
-#include "cli_args.h"
 #include "client.h"
 #include "render.h"
 #include "tui.h"
+#include "view_options.h"
 
 using namespace ftmpi::tools;
 
 namespace {
 
-void usage(FILE* out) {
+void help(FILE* out) {
     std::fprintf(out,
                  "usage: cominfo [--once | --json | --watch] [--color=auto|always|never] [--socket PATH]\n"
                  "               [--width N] [--interval MS]\n"
@@ -31,6 +31,11 @@ void usage(FILE* out) {
                  "  --socket    ask only this daemon (default: $FTMPI_DAEMON_SOCKET, else every\n"
                  "              daemon of this user, private ones included)\n");
 }
+
+const ftmpi::cli::Tool kTool{"cominfo",
+                             "usage: cominfo [--once | --json | --watch] [--color=auto|always|never] "
+                             "[--socket PATH] [--width N] [--interval MS]",
+                             help};
 
 int terminal_width() {
     winsize ws{};
@@ -66,64 +71,34 @@ int print_snapshot(const std::string& out, const std::vector<DaemonAnswer>& answ
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool once = false, json = false, watch = false;
-    std::string color = "auto", socket;
-    int width = 0, interval = 50;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "cominfo: %s needs a value\n", a.c_str());
-                usage(stderr);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (a == "--once") once = true;
-        else if (a == "--json") json = true;
-        else if (a == "--watch") watch = true;
-        else if (a == "--color" || a == "--colour") color = "always";
-        else if (a.rfind("--color=", 0) == 0) color = a.substr(8);
-        else if (a == "--socket") socket = value();
-        else if (a == "--width") width = static_cast<int>(int_option("cominfo", a, value(), 1, kMaxWidth, usage));
-        else if (a == "--interval")
-            interval = static_cast<int>(int_option("cominfo", a, value(), kMinIntervalMs, kMaxIntervalMs, usage));
-        else if (a == "-h" || a == "--help") { usage(stdout); return 0; }
-        else {
-            std::fprintf(stderr, "cominfo: unknown option '%s'\n", a.c_str());
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (color != "auto" && color != "always" && color != "never") {
-        std::fprintf(stderr, "cominfo: --color must be auto, always or never\n");
-        return 2;
-    }
-    const bool use_color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
-    if (width <= 0) width = terminal_width();
+    ViewOptions opt;
+    opt.interval_ms = 50;
+    if (auto exit_code = parse_view_options(kTool, argc, argv, opt)) return *exit_code;
+    const bool use_color = opt.color == "always" || (opt.color == "auto" && isatty(STDOUT_FILENO));
+    if (opt.width <= 0) opt.width = terminal_width();
 
-    if (once || json || watch) {
+    if (opt.once || opt.json || opt.watch) {
         std::string last;
         for (;;) {
-            auto answers = query_all(socket, false);
-            std::string out = json ? cominfo_json(answers) : cominfo_text(answers, width, use_color);
-            if (!watch) return print_snapshot(out, answers, json);
+            auto answers = query_all(opt.socket, false);
+            std::string out = opt.json ? cominfo_json(answers) : cominfo_text(answers, opt.width, use_color);
+            if (!opt.watch) return print_snapshot(out, answers, opt.json);
             if (out != last) {
-                if (!json) std::printf("--- %s\n", now_text().c_str());
+                if (!opt.json) std::printf("--- %s\n", now_text().c_str());
                 std::fputs(out.c_str(), stdout);
                 std::fflush(stdout);
                 last = std::move(out);
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(interval));
+            std::this_thread::sleep_for(std::chrono::milliseconds(opt.interval_ms));
         }
     }
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-        auto answers = query_all(socket, false);
-        return print_snapshot(cominfo_text(answers, width, use_color), answers, false);
+        auto answers = query_all(opt.socket, false);
+        return print_snapshot(cominfo_text(answers, opt.width, use_color), answers, false);
     }
     return run_live(
         [&](ViewState& v, int w, int h) {
-            auto answers = query_all(socket, false);
+            auto answers = query_all(opt.socket, false);
             std::string status;
             for (const auto& a : answers)
                 if (!a.ok) status = "daemon " + a.socket + ": " + a.error;
@@ -135,5 +110,5 @@ int main(int argc, char** argv) {
             else if (key == 'J') { v.job = v.job > 0 ? v.job - 1 : 0; v.scroll = 0; }
             else if (key == 'd') v.details = !v.details;
         },
-        interval);
+        opt.interval_ms);
 }

@@ -1,6 +1,7 @@
 #include "cli_args.hpp"
 
 #include <cmath>
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <sstream>
 
@@ -8,29 +9,25 @@ namespace ftckpt_plan {
 
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& options,
            const std::set<std::string>& flags) {
-  for (std::size_t a = 0; a < argv.size(); ++a) {
-    const std::string& s = argv[a];
-    if (s.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + s + "'");
-    std::string name = s.substr(2), value;
-    bool inline_value = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      inline_value = true;
-    }
-    if (flags.count(name)) {
-      if (inline_value) throw UsageError("--" + name + " takes no value");
-      flags_.insert(name);
-    } else if (options.count(name)) {
-      if (!inline_value) {
-        if (a + 1 >= argv.size()) throw UsageError("--" + name + " needs a value");
-        value = argv[++a];
-      }
-      values_[name] = value;
-    } else {
-      throw UsageError("unknown option --" + name);
-    }
+  // The tools' one option parser (CLI11) splits the words; values stay text here and are
+  // converted strictly on use (parse_integer/parse_number), where the error names the option.
+  CLI::App app{"ftckpt-plan"};
+  app.set_help_flag();  // --help is one of `flags`, printed by the subcommand
+  std::map<std::string, std::string> values;
+  std::map<std::string, bool> given;
+  for (const std::string& name : options)
+    app.add_option("--" + name, values[name])->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  for (const std::string& name : flags) app.add_flag("--" + name, given[name])->disable_flag_override();
+  std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 pops from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
   }
+  for (const std::string& name : options)
+    if (app.get_option("--" + name)->count() > 0) values_[name] = values[name];
+  for (const auto& [name, on] : given)
+    if (on) flags_.insert(name);
 }
 
 long parse_integer(const std::string& what, const std::string& s) {

@@ -1,5 +1,6 @@
-// Minimal option parsing for ftckpt-plan: "--name value" options and "--flag" switches,
-// each subcommand declaring which names it accepts so typos are reported, not ignored.
+// ftckpt-plan's options: "--name value" options and "--flag" switches, each subcommand declaring
+// which names it accepts so typos are reported, not ignored. The words are split by the tools'
+// one option parser (CLI11, see tools/cli).
 #pragma once
 
 #include <map>

@@ -8,6 +8,7 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
+#include "ftmpi_cli/cli.h"
 
 namespace {
 
@@ -20,6 +21,11 @@ const char kUsage[] =
     "  simulate   overhead of coordinated vs asynchronous recovery under random failures\n"
     "\n"
     "'ftckpt-plan <command> --help' describes each command.\n";
+
+void help(std::FILE* out) { std::fputs(kUsage, out); }
+
+const ftmpi::cli::Tool kTool{"ftckpt-plan", "usage: ftckpt-plan <command> [options]  (ftckpt-plan <command> --help)",
+                             help};
 
 }  // namespace
 
@@ -34,6 +40,10 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
+  if (command == "--version") {
+    std::printf("%s\n", ftmpi::cli::version_line("ftckpt-plan").c_str());
+    return 0;
+  }
   try {
     if (command == "placement") return ftckpt_plan::run_placement(rest);
     if (command == "period") return ftckpt_plan::run_period(rest);
@@ -41,8 +51,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ftckpt-plan: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const ftckpt_plan::UsageError& e) {
-    std::fprintf(stderr, "ftckpt-plan %s: %s (see --help)\n", command.c_str(), e.what());
-    return 2;
+    return ftmpi::cli::usage_error(kTool, command + ": " + e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ftckpt-plan %s: %s\n", command.c_str(), e.what());
     return 1;

@@ -9,14 +9,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "ftmpi_cli/cli.h"
 #include "ftmpi_knobs/knobs.h"
 
 namespace {
 
-void usage(std::FILE* out) {
-  std::fprintf(out, "usage: ftmpi-info [--markdown] [FTMPI_NAME...] | --help | --version\n");
-}
+constexpr char kUsageLine[] = "usage: ftmpi-info [--markdown] [FTMPI_NAME...] | --help | --version";
+
+void help(std::FILE* out) { std::fprintf(out, "%s\n", kUsageLine); }
+
+const ftmpi::cli::Tool kTool{"ftmpi-info", kUsageLine, help};
 
 // One knob as ftmpi-info shows it, including whether the value set here would be accepted.
 void show(const ftmpi::knobs::Knob& k) {
@@ -36,32 +40,28 @@ void show(const ftmpi::knobs::Knob& k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool markdown = false;
-  int first_name = argc;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (std::strcmp(argv[i], "--version") == 0) {
-      std::printf("ftmpi-info (ftmpi) %s\n", FTMPI_VERSION);
-      return 0;
-    } else if (std::strcmp(argv[i], "--markdown") == 0) {
-      markdown = true;
-    } else if (std::strncmp(argv[i], "FTMPI_", 6) == 0) {
-      first_name = i;
-      break;
-    } else {
-      std::fprintf(stderr, "ftmpi-info: unknown argument '%s'\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
+  bool markdown = false, version = false;
+  std::vector<std::string> names;
+  CLI::App app{"ftmpi-info"};
+  app.add_flag("--version", version);
+  app.add_flag("--markdown", markdown);
+  // Everything from the first knob name on is a knob name.
+  app.add_option("names", names)->check(CLI::Validator(
+      [](const std::string& word) {
+        return word.rfind("FTMPI_", 0) == 0 ? std::string() : "unknown argument '" + word + "'";
+      },
+      "FTMPI_NAME"));
+  if (auto exit_code = ftmpi::cli::parse(app, kTool, argc, argv)) return *exit_code;
+  if (version) {
+    std::printf("%s\n", ftmpi::cli::version_line("ftmpi-info").c_str());
+    return 0;
   }
-  if (first_name < argc) {
+  if (!names.empty()) {
     int rc = 0;
-    for (int i = first_name; i < argc; ++i) {
-      const ftmpi::knobs::Knob* k = ftmpi::knobs::find(argv[i]);
+    for (const std::string& name : names) {
+      const ftmpi::knobs::Knob* k = ftmpi::knobs::find(name.c_str());
       if (k == nullptr) {
-        std::fprintf(stderr, "ftmpi-info: no knob called %s\n", argv[i]);
+        std::fprintf(stderr, "ftmpi-info: no knob called %s\n", name.c_str());
         rc = 1;
         continue;
       }

@@ -9,16 +9,16 @@
 #include <string>
 #include <thread>
 
-#include "cli_args.h"
 #include "client.h"
 #include "render.h"
 #include "tui.h"
+#include "view_options.h"
 
 using namespace ftmpi::tools;
 
 namespace {
 
-void usage(FILE* out) {
+void help(FILE* out) {
     std::fprintf(out,
                  "usage: hostinfo [--once | --json | --watch] [--color=auto|always|never] [--socket PATH]\n"
                  "                [--width N] [--interval MS]\n"
@@ -27,6 +27,11 @@ void usage(FILE* out) {
                  "  --json      print one JSON snapshot\n"
                  "  --watch     print a new snapshot at every change (uptime, load and CPU aside)\n");
 }
+
+const ftmpi::cli::Tool kTool{"hostinfo",
+                             "usage: hostinfo [--once | --json | --watch] [--color=auto|always|never] "
+                             "[--socket PATH] [--width N] [--interval MS]",
+                             help};
 
 int terminal_width() {
     winsize ws{};
@@ -50,58 +55,33 @@ std::string stable(std::vector<DaemonAnswer> answers) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool once = false, json = false, watch = false;
-    std::string color = "auto", socket;
-    int width = 0, interval = 200;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "hostinfo: %s needs a value\n", a.c_str());
-                usage(stderr);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (a == "--once") once = true;
-        else if (a == "--json") json = true;
-        else if (a == "--watch") watch = true;
-        else if (a.rfind("--color=", 0) == 0) color = a.substr(8);
-        else if (a == "--socket") socket = value();
-        else if (a == "--width") width = static_cast<int>(int_option("hostinfo", a, value(), 1, kMaxWidth, usage));
-        else if (a == "--interval")
-            interval = static_cast<int>(int_option("hostinfo", a, value(), kMinIntervalMs, kMaxIntervalMs, usage));
-        else if (a == "-h" || a == "--help") { usage(stdout); return 0; }
-        else {
-            std::fprintf(stderr, "hostinfo: unknown option '%s'\n", a.c_str());
-            usage(stderr);
-            return 2;
-        }
-    }
-    const bool use_color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
-    if (width <= 0) width = terminal_width();
-    if (once || json || watch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+    ViewOptions opt;
+    opt.interval_ms = 200;
+    if (auto exit_code = parse_view_options(kTool, argc, argv, opt)) return *exit_code;
+    const bool use_color = opt.color == "always" || (opt.color == "auto" && isatty(STDOUT_FILENO));
+    if (opt.width <= 0) opt.width = terminal_width();
+    if (opt.once || opt.json || opt.watch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
         std::string last;
         for (;;) {
-            auto answers = query_all(socket, true);
-            std::string out = json ? hostinfo_json(answers) : hostinfo_text(answers, width, use_color);
-            if (!watch) {
+            auto answers = query_all(opt.socket, true);
+            std::string out = opt.json ? hostinfo_json(answers) : hostinfo_text(answers, opt.width, use_color);
+            if (!opt.watch) {
                 std::fputs(out.c_str(), stdout);
                 return 0;
             }
             std::string key = stable(answers);
             if (key != last) {
-                if (!json) std::printf("---\n");
+                if (!opt.json) std::printf("---\n");
                 std::fputs(out.c_str(), stdout);
                 std::fflush(stdout);
                 last = std::move(key);
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(interval));
+            std::this_thread::sleep_for(std::chrono::milliseconds(opt.interval_ms));
         }
     }
     return run_live(
         [&](ViewState& v, int w, int h) {
-            return render_page("hostinfo", hostinfo_lines(query_all(socket, true), w), v, w, h, "");
+            return render_page("hostinfo", hostinfo_lines(query_all(opt.socket, true), w), v, w, h, "");
         },
-        nullptr, interval);
+        nullptr, opt.interval_ms);
 }

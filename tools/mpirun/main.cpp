@@ -9,6 +9,7 @@
 
 #include "daemon_link.h"
 #include "ftmpi/debug_log.h"
+#include "ftmpi_cli/cli.h"
 #include "host_plan.h"
 #include "job_monitor.h"
 #include "options.h"
@@ -18,12 +19,17 @@ extern char** environ;
 
 namespace {
 
-constexpr int kUsageExit = 2;
+constexpr int kUsageExit = ftmpi::cli::kUsageExit;
+
+void help(std::FILE*) { ftmpi::mpirun::print_usage("mpirun"); }
+
+// Messages say "ftmpi:" (the runtime speaks, whichever of mpirun/mpiexec was called).
+const ftmpi::cli::Tool kTool{"ftmpi", "usage: mpirun [options] [--] program [args...]  (mpirun --help)", help};
 
 int fail(const std::string& why, int code) {
-    std::fprintf(stderr, "ftmpi: %s\n", why.c_str());
     // Bad input: say how to call us (the full text is --help's).
-    if (code == kUsageExit) std::fprintf(stderr, "usage: mpirun [options] [--] program [args...]  (mpirun --help)\n");
+    if (code == kUsageExit) return ftmpi::cli::usage_error(kTool, why);
+    std::fprintf(stderr, "ftmpi: %s\n", why.c_str());
     return code;
 }
 
@@ -72,7 +78,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (opts.version) {
-        std::printf("%s (ftmpi) %s\n", prog, FTMPI_VERSION);
+        std::printf("%s\n", ftmpi::cli::version_line(prog).c_str());
         return 0;
     }
     proto::LaunchJob launch;

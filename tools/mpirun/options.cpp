@@ -1,47 +1,23 @@
-// Command-line parsing for mpirun. Accepts the spellings users bring from Open MPI and MPICH:
-// one or two dashes for long options, and "--opt value" or "--opt=value".
+// Command-line parsing for mpirun, on the tools' one option parser (CLI11). Accepts the spellings
+// users bring from Open MPI and MPICH: one or two dashes for long options, and "--opt value" or
+// "--opt=value".
 #include "options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+
+#include <CLI/CLI.hpp>
 
 #include "ftmpi_knobs/knobs.h"
 
 namespace ftmpi::mpirun {
 
 namespace {
-
-enum class Opt { nprocs, host, hostfile, map_by, launcher, launcher_exec, iface, display_map, export_var, comm_mode, with_ft, msg_mode, tag_output, timeout, spares, heartbeat_period, heartbeat_timeout, help, version, unknown };
-
-Opt lookup(const std::string& name) {
-    if (name == "n" || name == "np" || name == "c") return Opt::nprocs;
-    if (name == "host" || name == "H") return Opt::host;
-    if (name == "hostfile" || name == "machinefile") return Opt::hostfile;
-    if (name == "map-by") return Opt::map_by;
-    if (name == "launcher" || name == "bootstrap") return Opt::launcher;
-    if (name == "launcher-exec" || name == "bootstrap-exec") return Opt::launcher_exec;
-    if (name == "iface") return Opt::iface;
-    if (name == "display-map") return Opt::display_map;
-    if (name == "x") return Opt::export_var;
-    if (name == "comm-mode") return Opt::comm_mode;
-    if (name == "with-ft") return Opt::with_ft;
-    if (name == "msg-mode") return Opt::msg_mode;
-    if (name == "tag-output") return Opt::tag_output;
-    if (name == "timeout") return Opt::timeout;
-    if (name == "spares") return Opt::spares;
-    if (name == "heartbeat-period") return Opt::heartbeat_period;
-    if (name == "heartbeat-timeout") return Opt::heartbeat_timeout;
-    if (name == "help" || name == "h") return Opt::help;
-    if (name == "version" || name == "V") return Opt::version;
-    return Opt::unknown;
-}
-
-bool takes_value(Opt o) {
-    return o != Opt::tag_output && o != Opt::display_map && o != Opt::help && o != Opt::version;
-}
 
 // The daemon's limit too (PMIx local ranks are 16 bits): refused here as a usage error (exit 2)
 // before any daemon is started.
@@ -66,13 +42,18 @@ bool parse_seconds(const std::string& s, double& out) {
     return !s.empty() && errno == 0 && end != nullptr && *end == '\0' && out > 0 && out < 1e7;
 }
 
-}  // namespace
-
-ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why) {
+// Open MPI and MPICH users write options with one dash or two ("-np 4", "--np 4", "-host a"),
+// with "=value" or as the next word, and the program's own options follow the program. This
+// pre-pass finds where the program starts (the first word that is no option or option value, or
+// the word after "--") and hands CLI11 each option as "--name" or "--name" "value" (CLI11 takes
+// the word after a value option as its value even when it starts with '-'), so one-letter names
+// need no short form. Whether an option takes a value comes from the App itself: the option
+// table lives only there. A missing or unwanted value is reported here, with the user's spelling.
+ParseStatus cli11_words(const CLI::App& app, int argc, char** argv, std::vector<std::string>& words,
+                        int& program_start, std::string& why) {
     int i = 1;
-    bool heartbeat_period_given = false, heartbeat_timeout_given = false;
     for (; i < argc; ++i) {
-        std::string arg = argv[i];
+        const std::string arg = argv[i];
         if (arg == "--") {
             ++i;
             break;
@@ -84,143 +65,147 @@ ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why)
             value = name.substr(eq + 1);
             name = name.substr(0, eq);
         }
-        Opt opt = lookup(name);
-        if (opt == Opt::unknown) {
-            why = "unknown option '" + arg + "' (see --help)";
-            return ParseStatus::usage_error;
-        }
-        if (takes_value(opt) && !value) {
+        words.push_back("--" + name);
+        const CLI::Option* opt = app.get_option_no_throw(words.back());
+        if (opt == nullptr) continue;  // CLI11 reports it
+        const bool takes_value = opt->get_expected_min() > 0;
+        if (takes_value && !value) {
             if (i + 1 >= argc) {
                 why = "option '" + arg + "' needs a value";
                 return ParseStatus::usage_error;
             }
             value = argv[++i];
-        } else if (!takes_value(opt) && value) {
+        } else if (!takes_value && value) {
             why = "option '-" + name + "' takes no value";
             return ParseStatus::usage_error;
         }
-        switch (opt) {
-            case Opt::nprocs: {
-                std::uint32_t n = 0;
-                if (!parse_count(*value, n)) {
-                    why = "invalid number of processes '" + *value + "' (1 to " + std::to_string(kMaxProcs) + ")";
-                    return ParseStatus::usage_error;
-                }
-                out.nprocs = n;
-                break;
-            }
-            case Opt::host: {
-                const std::size_t before = out.hosts.size();
-                std::size_t start = 0;
-                while (start <= value->size()) {
-                    std::size_t comma = value->find(',', start);
-                    if (comma == std::string::npos) comma = value->size();
-                    if (comma > start) out.hosts.push_back(value->substr(start, comma - start));
-                    start = comma + 1;
-                }
-                if (out.hosts.size() == before) {
-                    why = "--host needs at least one host name";
-                    return ParseStatus::usage_error;
-                }
-                break;
-            }
-            case Opt::hostfile: out.hostfile = *value; break;
-            case Opt::map_by:
-                if (*value == "slot") out.map_by = MapBy::slot;
-                else if (*value == "node") out.map_by = MapBy::node;
-                else {
-                    why = "invalid --map-by '" + *value + "' (slot or node)";
-                    return ParseStatus::usage_error;
-                }
-                break;
-            case Opt::launcher:
-                if (*value == "ssh") out.launcher = LauncherKind::ssh;
-                else if (*value == "slurm") out.launcher = LauncherKind::slurm;
-                else {
-                    why = "invalid --launcher '" + *value + "' (ssh or slurm; --launcher-exec PATH for another program)";
-                    return ParseStatus::usage_error;
-                }
-                break;
-            case Opt::launcher_exec:
-                if (value->empty()) {
-                    why = "--launcher-exec needs a program";
-                    return ParseStatus::usage_error;
-                }
-                out.launcher_exec = *value;
-                break;
-            case Opt::iface:
-                if (value->empty()) {
-                    why = "--iface needs an interface name or an IPv4 CIDR";
-                    return ParseStatus::usage_error;
-                }
-                out.iface = *value;
-                break;
-            case Opt::export_var: {
-                auto eq = value->find('=');
-                std::string var = value->substr(0, eq);
-                if (var.empty()) {
-                    why = "-x needs a variable name";
-                    return ParseStatus::usage_error;
-                }
-                if (eq == std::string::npos) out.exports.emplace_back(var, std::nullopt);
-                else out.exports.emplace_back(var, value->substr(eq + 1));
-                break;
-            }
-            case Opt::comm_mode:
-                out.comm_mode = proto::parse_comm_mode(*value);
-                if (!out.comm_mode) {
-                    why = "invalid --comm-mode '" + *value + "' (shrink, blank, rebuild, rebuild_append, ulfm or abort)";
-                    return ParseStatus::usage_error;
-                }
-                break;
-            case Opt::with_ft:  // Open MPI 5's spelling: --with-ft ulfm
-                if (proto::parse_comm_mode(*value) != proto::CommMode::ulfm) {
-                    why = "invalid --with-ft '" + *value + "' (ulfm)";
-                    return ParseStatus::usage_error;
-                }
-                out.comm_mode = proto::CommMode::ulfm;
-                break;
-            case Opt::msg_mode:
-                out.msg_mode = proto::parse_msg_mode(*value);
-                if (!out.msg_mode) {
-                    why = "invalid --msg-mode '" + *value + "' (nop, reset or cont)";
-                    return ParseStatus::usage_error;
-                }
-                break;
-            case Opt::tag_output: out.tag_output = true; break;
-            case Opt::display_map: out.display_map = true; break;
-            case Opt::timeout:
-                if (!parse_seconds(*value, out.timeout_s)) {
-                    why = "invalid --timeout '" + *value + "' (seconds, > 0)";
-                    return ParseStatus::usage_error;
-                }
-                break;
-            case Opt::spares: {
-                const auto v = knobs::parse(knobs::knob(knobs::Id::spares), *value);
-                if (!v) {
-                    why = "invalid --spares '" + *value + "' (" + knobs::valid_values(knobs::knob(knobs::Id::spares)) + ")";
-                    return ParseStatus::usage_error;
-                }
-                out.spares = static_cast<std::uint32_t>(v->integer);
-                break;
-            }
-            case Opt::heartbeat_period:
-            case Opt::heartbeat_timeout: {
-                const bool period = opt == Opt::heartbeat_period;
-                if (!parse_ms(*value, period ? out.heartbeat.period : out.heartbeat.timeout)) {
-                    why = std::string("invalid --heartbeat-") + (period ? "period" : "timeout") + " '" + *value +
-                          "' (milliseconds, > 0)";
-                    return ParseStatus::usage_error;
-                }
-                (period ? heartbeat_period_given : heartbeat_timeout_given) = true;
-                break;
-            }
-            case Opt::help: out.help = true; return ParseStatus::ok;
-            case Opt::version: out.version = true; return ParseStatus::ok;
-            case Opt::unknown: break;
-        }
+        if (value) words.push_back(*value);
     }
-    for (; i < argc; ++i) out.program.emplace_back(argv[i]);
+    program_start = i;
+    return ParseStatus::ok;
+}
+
+// CLI11 callbacks report a bad value with the message users of mpirun know.
+[[noreturn]] void bad_value(const std::string& why) { throw CLI::ValidationError(why); }
+
+// One value-taking option whose every occurrence (in order) is handed to `use`.
+template <typename F>
+void add_value_option(CLI::App& app, const std::string& names, F use) {
+    app.add_option(names)->take_all()->each(use);
+}
+
+void declare_options(CLI::App& app, Options& out, bool& period_given, bool& timeout_given) {
+    app.set_help_flag("--help,--h");
+    app.add_flag("--version,--V", out.version)->disable_flag_override();
+    app.add_flag("--tag-output", out.tag_output)->disable_flag_override();
+    app.add_flag("--display-map", out.display_map)->disable_flag_override();
+    add_value_option(app, "--n,--np,--c", [&](const std::string& v) {
+        std::uint32_t n = 0;
+        if (!parse_count(v, n))
+            bad_value("invalid number of processes '" + v + "' (1 to " + std::to_string(kMaxProcs) + ")");
+        out.nprocs = n;
+    });
+    add_value_option(app, "--host,--H", [&](const std::string& v) {
+        const std::size_t before = out.hosts.size();
+        for (std::size_t start = 0; start <= v.size();) {
+            std::size_t comma = v.find(',', start);
+            if (comma == std::string::npos) comma = v.size();
+            if (comma > start) out.hosts.push_back(v.substr(start, comma - start));
+            start = comma + 1;
+        }
+        if (out.hosts.size() == before) bad_value("--host needs at least one host name");
+    });
+    add_value_option(app, "--hostfile,--machinefile", [&](const std::string& v) { out.hostfile = v; });
+    add_value_option(app, "--map-by", [&](const std::string& v) {
+        if (v == "slot") out.map_by = MapBy::slot;
+        else if (v == "node") out.map_by = MapBy::node;
+        else bad_value("invalid --map-by '" + v + "' (slot or node)");
+    });
+    add_value_option(app, "--launcher,--bootstrap", [&](const std::string& v) {
+        if (v == "ssh") out.launcher = LauncherKind::ssh;
+        else if (v == "slurm") out.launcher = LauncherKind::slurm;
+        else bad_value("invalid --launcher '" + v + "' (ssh or slurm; --launcher-exec PATH for another program)");
+    });
+    add_value_option(app, "--launcher-exec,--bootstrap-exec", [&](const std::string& v) {
+        if (v.empty()) bad_value("--launcher-exec needs a program");
+        out.launcher_exec = v;
+    });
+    add_value_option(app, "--iface", [&](const std::string& v) {
+        if (v.empty()) bad_value("--iface needs an interface name or an IPv4 CIDR");
+        out.iface = v;
+    });
+    add_value_option(app, "--x", [&](const std::string& v) {
+        const auto eq = v.find('=');
+        std::string var = v.substr(0, eq);
+        if (var.empty()) bad_value("-x needs a variable name");
+        if (eq == std::string::npos) out.exports.emplace_back(var, std::nullopt);
+        else out.exports.emplace_back(var, v.substr(eq + 1));
+    });
+    add_value_option(app, "--comm-mode", [&](const std::string& v) {
+        out.comm_mode = proto::parse_comm_mode(v);
+        if (!out.comm_mode)
+            bad_value("invalid --comm-mode '" + v + "' (shrink, blank, rebuild, rebuild_append, ulfm or abort)");
+    });
+    add_value_option(app, "--with-ft", [&](const std::string& v) {  // Open MPI 5's spelling: --with-ft ulfm
+        if (proto::parse_comm_mode(v) != proto::CommMode::ulfm) bad_value("invalid --with-ft '" + v + "' (ulfm)");
+        out.comm_mode = proto::CommMode::ulfm;
+    });
+    add_value_option(app, "--msg-mode", [&](const std::string& v) {
+        out.msg_mode = proto::parse_msg_mode(v);
+        if (!out.msg_mode) bad_value("invalid --msg-mode '" + v + "' (nop, reset or cont)");
+    });
+    add_value_option(app, "--timeout", [&](const std::string& v) {
+        if (!parse_seconds(v, out.timeout_s)) bad_value("invalid --timeout '" + v + "' (seconds, > 0)");
+    });
+    add_value_option(app, "--spares", [&](const std::string& v) {
+        const auto k = knobs::parse(knobs::knob(knobs::Id::spares), v);
+        if (!k) bad_value("invalid --spares '" + v + "' (" + knobs::valid_values(knobs::knob(knobs::Id::spares)) + ")");
+        out.spares = static_cast<std::uint32_t>(k->integer);
+    });
+    add_value_option(app, "--heartbeat-period", [&](const std::string& v) {
+        if (!parse_ms(v, out.heartbeat.period))
+            bad_value("invalid --heartbeat-period '" + v + "' (milliseconds, > 0)");
+        period_given = true;
+    });
+    add_value_option(app, "--heartbeat-timeout", [&](const std::string& v) {
+        if (!parse_ms(v, out.heartbeat.timeout))
+            bad_value("invalid --heartbeat-timeout '" + v + "' (milliseconds, > 0)");
+        timeout_given = true;
+    });
+}
+
+}  // namespace
+
+ParseStatus parse_options(int argc, char** argv, Options& out, std::string& why) {
+    bool heartbeat_period_given = false, heartbeat_timeout_given = false;
+    CLI::App app{"mpirun"};
+    declare_options(app, out, heartbeat_period_given, heartbeat_timeout_given);
+    int program_start = argc;
+    std::vector<std::string> words;
+    if (cli11_words(app, argc, argv, words, program_start, why) != ParseStatus::ok) return ParseStatus::usage_error;
+    std::reverse(words.begin(), words.end());  // CLI11 pops from the back
+    try {
+        app.parse(words);
+    } catch (const CLI::CallForHelp&) {
+        out.help = true;
+        return ParseStatus::ok;
+    } catch (const CLI::ValidationError& e) {
+        // CLI11 puts the option's first name before our message, which names the option already.
+        why = e.what();
+        if (auto colon = why.find(": "); why.rfind("--", 0) == 0 && colon != std::string::npos)
+            why.erase(0, colon + 2);
+        return ParseStatus::usage_error;
+    } catch (const CLI::ParseError& e) {
+        why = e.what();
+        if (why.rfind("The following argument", 0) == 0)  // CLI11's ExtrasError: an unknown option
+            why = "unknown option " + why.substr(why.find(": ") + 2) + " (see --help)";
+        return ParseStatus::usage_error;
+    } catch (const std::exception& e) {  // bad_alloc on absurd input: still bad input
+        why = e.what();
+        return ParseStatus::usage_error;
+    }
+    if (out.version) return ParseStatus::ok;
+    for (int i = program_start; i < argc; ++i) out.program.emplace_back(argv[i]);
     // Host liveness (several hosts): flags beat FTMPI_HEARTBEAT_*_MS, which beat the defaults.
     if (!heartbeat_period_given)
         out.heartbeat.period = std::chrono::milliseconds(knobs::integer(knobs::Id::heartbeat_period_ms));

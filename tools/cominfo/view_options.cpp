@@ -1,0 +1,20 @@
+// cominfo's and hostinfo's options on CLI11 (see view_options.h).
+#include "view_options.h"
+
+namespace ftmpi::tools {
+
+std::optional<int> parse_view_options(const cli::Tool& tool, int argc, char** argv, ViewOptions& out) {
+    CLI::App app{tool.name};
+    app.add_flag("--once", out.once);
+    app.add_flag("--json", out.json);
+    app.add_flag("--watch", out.watch);
+    // "--color" alone means always; "--color=WHEN" chooses.
+    app.add_flag("--color{always},--colour{always}", out.color)
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    app.add_option("--socket", out.socket);
+    app.add_option("--width", out.width)->check(cli::integer_in(1, kMaxWidth));
+    app.add_option("--interval", out.interval_ms)->check(cli::integer_in(kMinIntervalMs, kMaxIntervalMs));
+    return cli::parse(app, tool, argc, argv);
+}
+
+}  // namespace ftmpi::tools
