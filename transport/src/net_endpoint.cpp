@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include <ftmpi/debug_log.h>
+
 #include "provider.h"
 #include "status_map.h"
 
@@ -15,10 +17,13 @@ bool NetEndpoint::init(const std::string& provider, const std::string& source_ad
                        bool one_host, std::string* err) {
   provider_ = provider;
   export_provider_defaults(provider, one_host);
-  fi_ = load_libfabric(err);
+  fi_ = load_libfabric(provider, err);
   if (fi_ == nullptr) return false;
+  // FTMPI_DEBUG start-up phases: loading libfabric was the whole cost of a job on several hosts.
+  FTMPI_DLOG("startup", "libfabric loaded (%s)", fi_->library);
   info_ = query_fabric_info(*fi_, provider, source_addr, err);
   if (info_ == nullptr) return false;
+  FTMPI_DLOG("startup", "libfabric provider %s found", provider.c_str());
   auto fail = [&](const char* call, int rc) {
     if (err != nullptr) {
       *err = provider + ": " + call + " failed: " + strerror(rc);
