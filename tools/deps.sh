@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(
   cmake make gcc g++ libc6-dev pkg-config   # toolchain
-  libfabric-dev libfabric-bin               # transport; fi_info/fi_pingpong for checks and bench
+  libfabric-dev libfabric-bin               # transport (libfabric.a: libftmpi_fabric_tcp.so); fi_info/fi_pingpong for checks and bench
   libhwloc-dev                              # core binding in the daemon
   libpmix-dev                               # daemon <-> library runtime protocol
   libsodium-dev                             # per-job secret, challenge-response between hosts
@@ -23,7 +23,7 @@ packages=(
   slurmctld slurmd slurm-client munge       # tests/netns/slurm_test.sh: a real Slurm on simulated hosts
   openssh-client openssh-server            # --launcher ssh (default); tests/netns/ssh_test.sh runs sshd
   procps                                    # ps/pgrep: tests check no process is left behind
-  binutils                                  # readelf: wrapper tests check rpaths
+  binutils                                  # readelf: wrapper tests check rpaths; ar, objcopy: libftmpi_fabric_tcp.so
   gfortran                                  # Fortran bindings (fortran/), mpif90/mpifort
 )
 

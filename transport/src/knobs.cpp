@@ -20,6 +20,7 @@ Knobs Knobs::from_environment() {
   k.shm_bulk_slots = static_cast<unsigned long>(knobs::integer(Id::shm_bulk_slots));
   k.nhosts = static_cast<unsigned long>(knobs::integer(Id::nhosts));
   if (auto a = knobs::get_if_set(Id::net_addr)) k.net_addr = a->text;
+  k.vendor_libraries = knobs::text(Id::vendor_backtrace) == "1";
   return k;
 }
 

@@ -26,6 +26,9 @@ struct Knobs {
   // other hosts go through libfabric (tcp;ofi_rxm) bound to net_addr (empty: libfabric picks).
   unsigned long nhosts = 1;
   std::string net_addr;
+  // FTMPI_VENDOR_BACKTRACE=1: the user wants the vendor libraries (and their signal handlers),
+  // so tcp loads the system's libfabric.so.1 rather than the trimmed one (libfabric_api.h).
+  bool vendor_libraries = false;
 
   static Knobs from_environment();
 };

@@ -99,8 +99,9 @@ bool trimmed_libfabric_serves(const std::string& provider) {
   return !provider.empty();
 }
 
-const LibfabricApi* load_libfabric(const std::string& provider, std::string* err) {
-  if (trimmed_libfabric_serves(provider)) {
+const LibfabricApi* load_libfabric(const std::string& provider, bool vendor_libraries,
+                                   std::string* err) {
+  if (!vendor_libraries && trimmed_libfabric_serves(provider)) {
     if (!g_trimmed.tried) {
       const std::string path = trimmed_library_path();
       if (!path.empty()) {

@@ -25,8 +25,10 @@ struct LibfabricApi {
 // The libfabric that serves `provider` (resolve_provider's name), loaded once per process:
 // libftmpi_fabric_tcp.so (transport/fabric_tcp: only tcp, net and ofi_rxm, none of the vendor
 // libraries; ~1 ms instead of ~300) when the provider is made of those and that library is
-// installed beside us, else the system's libfabric.so.1. nullptr (with *err) when neither loads.
-const LibfabricApi* load_libfabric(const std::string& provider, std::string* err);
+// installed beside us and `vendor_libraries` is false, else the system's libfabric.so.1.
+// nullptr (with *err) when neither loads.
+const LibfabricApi* load_libfabric(const std::string& provider, bool vendor_libraries,
+                                   std::string* err);
 
 // Whether the trimmed library can serve `provider` ("tcp;ofi_rxm": yes; "verbs;ofi_rxm": no).
 bool trimmed_libfabric_serves(const std::string& provider);

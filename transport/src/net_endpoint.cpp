@@ -17,7 +17,7 @@ bool NetEndpoint::init(const std::string& provider, const std::string& source_ad
                        bool one_host, std::string* err) {
   provider_ = provider;
   export_provider_defaults(provider, one_host);
-  fi_ = load_libfabric(provider, err);
+  fi_ = load_libfabric(provider, core_.knobs.vendor_libraries, err);
   if (fi_ == nullptr) return false;
   // FTMPI_DEBUG start-up phases: loading libfabric was the whole cost of a job on several hosts.
   FTMPI_DLOG("startup", "libfabric loaded (%s)", fi_->library);

@@ -99,8 +99,10 @@
   FTMPI_KNOB(shm_bulk_slots, "FTMPI_SHM_BULK_SLOTS", integer, "4", 0, 1024, "", "transport",    \
              "bulk slots per process (reserved in /dev/shm at start, slots x size); 0: none")   \
   FTMPI_KNOB(vendor_backtrace, "FTMPI_VENDOR_BACKTRACE", choice, "0", 0, 0, "0|1", "library",  \
-             "1: let vendor libraries (InfiniPath/PSM) install their signal handlers, which "   \
-             "hide how a rank died; 0: ftmpid and the library keep them out")                   \
+             "1: load the system's libfabric.so.1 with its vendor libraries (InfiniPath/PSM) "  \
+             "even for tcp, and let them install their signal handlers, which hide how a rank " \
+             "died; 0: ftmpid and the library keep them out, and tcp loads the trimmed "        \
+             "libftmpi_fabric_tcp.so, which has none")                                          \
   /* ---- several hosts: liveness between mpirun and the daemons ---- */                       \
   FTMPI_KNOB(heartbeat_period_ms, "FTMPI_HEARTBEAT_PERIOD_MS", integer, "100", 1, 3600000, "",  \
              "mpirun",                                                                          \

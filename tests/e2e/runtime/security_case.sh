@@ -188,7 +188,8 @@ signals)  # a rank killed by SIGSEGV / SIGTERM is reported with its signal, libf
                 fail "$name (provider '$provider'): not reported as signal $num"
         done
     done
-    # The user may ask for the vendor's handlers; then theirs decides (with libfabric loaded).
+    # The user may ask for the vendor's handlers: then tcp loads the system's libfabric.so.1
+    # with its vendor libraries (not the trimmed libftmpi_fabric_tcp.so), and theirs decides.
     FTMPI_VENDOR_BACKTRACE=1 FTMPI_PROVIDER=tcp timeout -s KILL 60 "$MPIRUN" -n 2 "$BIN/signal_self" term \
         >"$T/out" 2>"$T/err"
     grep -qE "rank 1 \(pid [0-9]+\) exited with status 1" "$T/err" || fail "FTMPI_VENDOR_BACKTRACE=1 was not honoured" ;;
