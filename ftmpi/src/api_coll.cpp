@@ -12,6 +12,7 @@
 #include "coll_outcome.h"
 #include "coll_p2p.h"
 #include "coll_stage.h"
+#include "intercomm_coll.h"
 #include "library.h"
 
 using namespace ftmpi;
@@ -20,7 +21,9 @@ namespace {
 
 // The participants of the current call. One per thread, reused: a collective call then costs
 // no allocation for its view once the first call grew the vector.
+// A nonblocking collective (nbc.h) has its own: several may be under way on one thread.
 coll::View& this_threads_view() {
+  if (coll::View* own = Nbc::view(); own != nullptr) return *own;
   static thread_local coll::View view;
   return view;
 }
@@ -40,8 +43,9 @@ Err begin(MPI_Comm comm, const char* fn, Call* call) {
   if (Err e = check_initialized(fn); e != Err::ok) return e;
   if (Err e = lib().comms.lookup(comm, &call->comm); e != Err::ok) return e;
   if (call->comm->inter) {
-    return fail(Err::comm, "%s: %s is an intercommunicator; collectives on intercommunicators "
-                "are not supported", fn, call->comm->name.c_str());
+    return fail(Err::comm, "%s: %s is an intercommunicator; this collective is not supported on "
+                "intercommunicators (Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, "
+                "Allgather and Alltoall are)", fn, call->comm->name.c_str());
   }
   if (call->comm->state != FTMPI_COMM_OK) {
     if (Err e = lib().ft.check(call->comm, FaultHandler::kWholeComm); e != Err::ok) {
@@ -402,6 +406,7 @@ int prefix_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type
 extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_barrier(ic);
   BEGIN("MPI_Barrier");
   // Leaving a barrier cleanly means every member's message chain reached here.
   return finish_uniform(c, call.view, coll::barrier(call.view, p2p),
@@ -409,6 +414,7 @@ int MPI_Barrier(MPI_Comm comm) {
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_bcast(ic, buf, count, type, root);
   BEGIN("MPI_Bcast");
   const Datatype* t = nullptr;
   std::size_t bytes;
@@ -434,6 +440,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_reduce(ic, sendbuf, recvbuf, count, type, op, root);
   BEGIN("MPI_Reduce");
   const Datatype* t = nullptr;
   std::size_t bytes;
@@ -486,6 +493,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_allreduce(ic, sendbuf, recvbuf, count, type, op);
   BEGIN("MPI_Allreduce");
   const Datatype* t = nullptr;
   std::size_t bytes;
@@ -595,6 +603,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
 
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_gather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   BEGIN("MPI_Gather");
   CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
@@ -669,6 +678,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_scatter(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   BEGIN("MPI_Scatter");
   CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
@@ -740,6 +750,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_allgather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   BEGIN("MPI_Allgather");
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
@@ -804,6 +815,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) return inter_alltoall(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   BEGIN("MPI_Alltoall");
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;

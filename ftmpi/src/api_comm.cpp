@@ -37,11 +37,11 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   Comm* c = nullptr;
   if (Err e = find(comm, &c, "MPI_Comm_split"); e != Err::ok) return raise(c, e);
-  if (c->inter) return raise(c, fail(Err::comm, "MPI_Comm_split: %s is an intercommunicator", c->name.c_str()));
   if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
   if (color < 0 && color != MPI_UNDEFINED) {
     return raise(c, fail(Err::arg, "color %d is negative and not MPI_UNDEFINED", color));
   }
+  if (c->inter) return raise(c, intercomm_split(c, color, key, newcomm));
   return raise(c, lib().construct.split(c, color, key, newcomm));
 }
 
@@ -51,10 +51,19 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   Comm* c = nullptr;
   if (Err e = find(comm, &c, "MPI_Comm_create"); e != Err::ok) return raise(c, e);
-  if (c->inter) return raise(c, fail(Err::comm, "MPI_Comm_create: %s is an intercommunicator", c->name.c_str()));
   if (newcomm == nullptr) return raise(c, fail(Err::arg, "newcomm pointer is NULL"));
   const Group* g = nullptr;
   if (Err e = groups().lookup(group, &g); e != Err::ok) return raise(c, e);
+  if (c->inter) {  // MPI-2.2 5.4.2: a subgroup of the local group on each side
+    for (std::uint32_t p : g->procs) {
+      if (p >= c->rank_of_proc.size() || c->rank_of_proc[p] < 0) {
+        return raise(c, fail(Err::group, "the group has a process that is not in the local group of %s",
+                             c->name.c_str()));
+      }
+    }
+    const int color = g->my_rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+    return raise(c, intercomm_split(c, color, g->my_rank, newcomm));
+  }
   for (std::uint32_t p : g->procs) {
     if (p >= c->rank_of_proc.size() || c->rank_of_proc[p] < 0) {
       return raise(c, fail(Err::group, "the group has a process that is not in %s", c->name.c_str()));

@@ -255,6 +255,9 @@ int MPI_Cancel(MPI_Request* request) {
   if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  if (r->kind == Request::Kind::nbc) {  // MPI-3.1 5.12: erroneous
+    return raise(r->comm, fail(Err::request, "MPI_Cancel: request %d is a nonblocking collective", *request));
+  }
   // A persistent request cancels the operation it has started, if any.
   if (Request* op = operation_of(r)) lib().engine.cancel(op);
   return MPI_SUCCESS;
@@ -271,6 +274,11 @@ int MPI_Request_free(MPI_Request* request) {
   if (request == nullptr) return raise_world(fail(Err::request, "request pointer is NULL"));
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
+  if (r->kind == Request::Kind::nbc && !r->complete) {  // MPI-3.1 5.12: erroneous
+    return raise(r->comm, fail(Err::request, "MPI_Request_free: request %d is a pending "
+                               "nonblocking collective; complete it with MPI_Wait or MPI_Test",
+                               *request));
+  }
   if (r->kind == Request::Kind::persistent) {
     if (Request* op = operation_of(r)) lib().engine.abandon(op);
     release_persistent(r);

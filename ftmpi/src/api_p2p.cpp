@@ -205,6 +205,7 @@ bool request_done(Request* r) {
   Request* op = operation_of(r);
   if (op == nullptr || op->complete) return true;
   if (op->kind == Request::Kind::ulfm) return lib().ulfm.poll(op);  // MPIX_Comm_iagree/ishrink
+  if (op->kind == Request::Kind::nbc) return lib().nbc.poll(op);    // MPI_Ibarrier, ...
   return ulfm_wildcard_blocked(*op);
 }
 

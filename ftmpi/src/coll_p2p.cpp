@@ -54,7 +54,7 @@ coll::Status CommP2P::isend(int peer, const void* buf, std::size_t bytes, int ta
                             coll::RequestId* req) {
   if (failed()) return coll::Status::proc_failed;
   Request* r = nullptr;
-  Err e = engine_->isend(buf, bytes, peer, tag, comm_, comm_->coll_context, &r);
+  Err e = engine_->isend(buf, bytes, peer, tag + tag_offset_, comm_, comm_->coll_context, &r);
   return track(e, r, req);
 }
 
@@ -62,7 +62,7 @@ coll::Status CommP2P::irecv(int peer, void* buf, std::size_t bytes, int tag,
                             coll::RequestId* req) {
   if (failed()) return coll::Status::proc_failed;
   Request* r = nullptr;
-  Err e = engine_->irecv(buf, bytes, peer, tag, comm_, comm_->coll_context, &r);
+  Err e = engine_->irecv(buf, bytes, peer, tag + tag_offset_, comm_, comm_->coll_context, &r);
   return track(e, r, req);
 }
 

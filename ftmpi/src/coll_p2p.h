@@ -10,12 +10,14 @@
 
 #include "comm.h"
 #include "engine.h"
+#include "nbc.h"
 
 namespace ftmpi {
 
 class CommP2P final : public coll::P2P {
  public:
-  CommP2P(Engine* engine, Comm* comm) : engine_(engine), comm_(comm) {}
+  CommP2P(Engine* engine, Comm* comm)
+      : engine_(engine), comm_(comm), tag_offset_(Nbc::tag_offset()) {}
   ~CommP2P() override;
 
   coll::Status isend(int peer, const void* buf, std::size_t bytes, int tag,
@@ -41,6 +43,8 @@ class CommP2P final : public coll::P2P {
   static constexpr int kInline = 32;
   Engine* engine_;
   Comm* comm_;
+  // Keeps a nonblocking collective's messages apart from the others' (nbc.h); 0 when blocking.
+  int tag_offset_;
   int count_ = 0;  // ids handed out
   Request* inline_[kInline];
   std::vector<Request*> more_;

@@ -55,6 +55,10 @@ struct Comm {
   // acknowledged (MPIX_Comm_failure_ack / MPIX_Comm_ack_failed), reset with `failed`.
   bool revoked = false;
   int acked = 0;
+  // Nonblocking collectives started on this communicator since coll_context last changed
+  // (nbc.cpp): every member numbers them alike, and the number keeps their messages apart.
+  std::uint32_t nbc_context = 0;
+  std::uint32_t nbc_started = 0;
 
   // Cartesian or graph topology (MPI_Cart_create, MPI_Graph_create); shared by MPI_Comm_dup.
   std::shared_ptr<const Topology> topology;
@@ -73,6 +77,9 @@ struct Comm {
   // point-to-point ranks name the remote group.
   std::vector<std::uint32_t> remote_procs;  // remote rank -> process index
   std::vector<int> remote_rank_of_proc;     // process index -> remote rank, -1 if absent
+  // The local group as an intracommunicator on the same collective context, for the local
+  // steps of collectives on the intercommunicator (intercomm_coll.cpp); built by the first.
+  std::shared_ptr<Comm> local_side;
 
   int size() const { return static_cast<int>(procs.size()); }
   bool is_failed(int r) const { return proc_state[static_cast<std::size_t>(r)] == FTMPI_PROC_FAILED; }

@@ -297,6 +297,7 @@ void Engine::purge(Request* r, int error_code) {
   if (r->complete) return;
   r->complete = true;
   r->error = error_code;
+  ++events_;
   if (r->ack != nullptr) {  // a synchronous send's ack will not be waited for
     r->ack->match_bits = 0;
     (void)endpoint_->cancel(r->ack);
@@ -342,13 +343,21 @@ Err Engine::add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, Failu
 }
 
 bool Engine::progress() {
-  if (kFtChecks && runtime_->has_failures()) failures_.drain(runtime_);
+  if (kFtChecks && runtime_->has_failures()) {
+    failures_.drain(runtime_);
+    ++events_;
+  }
   // A few at a time: the batch is initialised on every call, which is most calls of a wait
   // loop (16 cost a 768-byte `rep stos` per poll); more completions wait for the next call.
   Completion batch[4];
   std::size_t n = endpoint_->poll(batch, 4);
   for (std::size_t i = 0; i < n; ++i) complete(batch[i]);
-  return n > 0;
+  events_ += n;
+  bool moved = n > 0;
+  if (background_ != nullptr && !Fiber::running() && background_(background_arg_, events_)) {
+    moved = true;
+  }
+  return moved;
 }
 
 void Engine::wait(Request* r) {

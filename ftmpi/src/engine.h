@@ -14,6 +14,7 @@
 
 #include "comm.h"
 #include "failure_state.h"
+#include "fiber.h"
 #include "library_lock.h"
 #include "request.h"
 #include "runtime.h"
@@ -78,15 +79,25 @@ class Engine {
   // request's completion says cancelled or not.
   void cancel(Request* r);
 
-  // Drives progress once; true if anything completed.
+  // Drives progress once; true if anything completed. Outside a fiber it also drives the
+  // background work (set_background).
   bool progress();
   // Blocks until r is complete.
   void wait(Request* r);
   // Blocks, driving progress, until done() holds.
   // Under MPI_THREAD_MULTIPLE the library lock is given up while idle (library_lock.h), so
   // other threads call MPI meanwhile and done() is evaluated again after they did.
+  // On a fiber (a nonblocking collective, fiber.h) it does not block: between checks it hands
+  // control back to whoever resumed it (who holds the lock, if any, all along).
   template <typename Done>
   void wait_until(Done&& done) {
+    if (Fiber::running()) {
+      while (!done()) {
+        progress();
+        Fiber::yield();
+      }
+      return;
+    }
     WaitPolicy policy = wait_policy_;  // this wait's own back-off: several threads may wait
     policy.reset();
     while (!done()) {
@@ -99,6 +110,16 @@ class Engine {
       }
     }
   }
+  // Work every progress call outside a fiber drives as well: the pending nonblocking
+  // collectives (nbc.h), so that any wait or test of the process moves them on. step(arg)
+  // gets the event count (events()) and returns true if it completed something.
+  void set_background(bool (*step)(void* arg, std::uint64_t events), void* arg) {
+    background_ = step;
+    background_arg_ = arg;
+  }
+  // Counts what can unblock a waiting collective: completions, purges, failure reports.
+  std::uint64_t events() const { return events_; }
+
   // Waits until every send this process posted has completed (MPI_Finalize).
   void drain_sends();
 
@@ -144,6 +165,9 @@ class Engine {
   std::uint32_t peers_ = 0;      // processes the transport knows
   std::vector<std::uint32_t> sent_;  // by process index: sends the transport accepted
   std::size_t pending_sends_ = 0;
+  bool (*background_)(void*, std::uint64_t) = nullptr;
+  void* background_arg_ = nullptr;
+  std::uint64_t events_ = 0;
 };
 
 }  // namespace ftmpi

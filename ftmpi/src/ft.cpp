@@ -80,7 +80,8 @@ void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
   if (c.comm_mode == FTMPI_COMM_MODE_ULFM) return ulfm_purge(c, r);
   const bool nop = c.msg_mode == FTMPI_MSG_MODE_NOP;
   engine_->requests().for_each_live([&](Request& q) {
-    if (q.comm != &c || q.complete) return;
+    // A nonblocking collective completes when its own code has seen the failure (nbc.h).
+    if (q.comm != &c || q.complete || q.kind == Request::Kind::nbc) return;
     // NOP: nothing pending on the communicator survives. CONT: only what names the dead
     // process or could be satisfied by it (wildcard receives).
     if (nop || q.peer == r || (q.kind == Request::Kind::recv && q.peer == MPI_ANY_SOURCE)) {

@@ -21,6 +21,7 @@ namespace {
 // else uses (collectives on intercommunicators are refused).
 constexpr int kMergeTag = 1;
 constexpr int kDupTag = 2;
+constexpr int kSplitTag = 3;
 
 constexpr std::size_t kMaskBytes = CommTable::kContextPairs / 8;
 
@@ -418,6 +419,121 @@ Err Intercomms::dup(Comm* ic, MPI_Comm* out) {
   return Err::ok;
 }
 
+namespace {
+// One member's (color, key) in a split, with its rank in its group.
+struct SplitEntry {
+  int rank, color, key;
+  bool operator<(const SplitEntry& o) const { return key != o.key ? key < o.key : rank < o.rank; }
+};
+
+std::vector<std::uint8_t> encode_entries(const std::vector<SplitEntry>& v) {
+  proto::WireWriter w;
+  w.u32(static_cast<std::uint32_t>(v.size()));
+  for (const SplitEntry& e : v) {
+    w.i32(e.rank);
+    w.i32(e.color);
+    w.i32(e.key);
+  }
+  return std::move(w.bytes());
+}
+
+bool decode_entries(const std::vector<std::uint8_t>& in, std::vector<SplitEntry>* out) {
+  proto::WireReader r(in);
+  const std::uint32_t n = r.u32();
+  for (std::uint32_t i = 0; i < n && r.status() == proto::ProtoStatus::ok; ++i) {
+    SplitEntry e{};
+    e.rank = r.i32();
+    e.color = r.i32();
+    e.key = r.i32();
+    out->push_back(e);
+  }
+  return r.finish() == proto::ProtoStatus::ok;
+}
+
+// The members of `color`, ordered by key then rank.
+std::vector<int> members_of(std::vector<SplitEntry> all, int color) {
+  std::sort(all.begin(), all.end());
+  std::vector<int> ranks;
+  for (const SplitEntry& e : all) {
+    if (e.color == color) ranks.push_back(e.rank);
+  }
+  return ranks;
+}
+}  // namespace
+
+Err Intercomms::split(Comm* ic, int color, int key, MPI_Comm* out) {
+  proto::WireWriter w;
+  w.i32(color);
+  w.i32(key);
+  std::vector<SplitEntry> local;
+  auto read_local = [&](const Across& a) {
+    local.clear();
+    for (const auto& [rank, bytes] : a.local) {
+      proto::WireReader r(bytes);
+      SplitEntry e{rank, r.i32(), r.i32()};
+      if (r.finish() != proto::ProtoStatus::ok) return false;
+      local.push_back(e);
+    }
+    return true;
+  };
+  auto plan = [&](const Across& a, Channel* ch, std::vector<std::uint8_t>* extra) {
+    if (!read_local(a)) return fail(Err::intern, "malformed split contribution");
+    *ch = Channel{ic, 0, ic->coll_context, kSplitTag};
+    *extra = encode_entries(local);
+    return Err::ok;
+  };
+  Across a;
+  if (Err e = agree_across(ic, 0, w.bytes(), plan, &a); e != Err::ok) return e;
+  std::vector<SplitEntry> remote;
+  if (!read_local(a) || !decode_entries(a.remote, &remote)) {
+    return fail(Err::intern, "malformed split contributions");
+  }
+  // The colors both sides have, ascending: the k-th of them takes the k-th free context pair
+  // of the union every member of both groups holds, so all agree without another round.
+  std::vector<int> colors;
+  for (const SplitEntry& e : local) {
+    if (e.color == MPI_UNDEFINED) continue;
+    bool there = std::any_of(remote.begin(), remote.end(), [&](const SplitEntry& x) { return x.color == e.color; });
+    if (there) colors.push_back(e.color);
+  }
+  std::sort(colors.begin(), colors.end());
+  colors.erase(std::unique(colors.begin(), colors.end()), colors.end());
+  auto mine = std::find(colors.begin(), colors.end(), color);
+  *out = MPI_COMM_NULL;
+  if (color == MPI_UNDEFINED || mine == colors.end()) return Err::ok;
+  CommTable::ContextMask used = a.used;  // the pairs of the colors before mine: taken too
+  for (auto it = colors.begin(); it != mine; ++it) {
+    for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+      if (!used.test(i)) {
+        used.set(i);
+        break;
+      }
+    }
+  }
+  const std::uint32_t context = take_context(used);
+  if (context == 0) return fail(Err::intern, "out of context ids");
+  auto c = std::make_unique<Comm>();
+  c->inter = true;
+  c->context = context;
+  c->coll_context = context + 1;
+  for (int r : members_of(local, color)) c->procs.push_back(ic->procs[static_cast<std::size_t>(r)]);
+  for (int r : members_of(remote, color)) {
+    if (r < 0 || r >= ic->peer_size()) return fail(Err::intern, "remote split names rank %d", r);
+    c->remote_procs.push_back(ic->remote_procs[static_cast<std::size_t>(r)]);
+  }
+  c->rank_of_proc = rank_index(c->procs, nprocs());
+  c->rank = c->rank_of_proc[engine_->my_proc()];
+  c->remote_rank_of_proc = rank_index(c->remote_procs, nprocs());
+  c->proc_state.assign(std::max(c->procs.size(), c->remote_procs.size()), FTMPI_PROC_OK);
+  c->errhandler = ic->errhandler;
+  c->comm_mode = ic->comm_mode;
+  c->msg_mode = ic->msg_mode;
+  c->coll_mode = ic->coll_mode;
+  c->name = "split of " + ic->name;
+  *out = comms_->add(std::move(c));
+  return Err::ok;
+}
+
 int intercomm_compare(const Comm& a, const Comm& b) {
   if (a.inter != b.inter) return MPI_UNEQUAL;
   int local = compare_lists(a.procs, b.procs);
@@ -433,6 +549,14 @@ Err intercomm_dup(Comm* ic, MPI_Comm* out) {
   }
   Library& l = lib();
   return Intercomms(&l.comms, &l.engine, &l.consensus).dup(ic, out);
+}
+
+Err intercomm_split(Comm* ic, int color, int key, MPI_Comm* out) {
+  if (ic->state != FTMPI_COMM_OK) {
+    return fail_report(Err::other, "%s has failed; intercommunicators are not repaired", ic->name.c_str());
+  }
+  Library& l = lib();
+  return Intercomms(&l.comms, &l.engine, &l.consensus).split(ic, color, key, out);
 }
 
 void intercomm_lost_process(Comm& c, std::uint32_t proc, Engine* engine) {

@@ -37,6 +37,11 @@ class Intercomms {
   Err merge(Comm* ic, bool high, MPI_Comm* out);
   // MPI_Comm_dup of an intercommunicator: same groups, new context pair.
   Err dup(Comm* ic, MPI_Comm* out);
+  // MPI_Comm_split of an intercommunicator (MPI-2.2 5.4.2): for each color given in both
+  // groups, an intercommunicator of the processes of that color on either side (ordered by
+  // key, then old rank); MPI_COMM_NULL for MPI_UNDEFINED or a color the other side lacks.
+  // MPI_Comm_create of an intercommunicator is this split with the group as one color.
+  Err split(Comm* ic, int color, int key, MPI_Comm* out);
 
  private:
   struct Channel;
@@ -58,8 +63,10 @@ class Intercomms {
 // and remote groups are compared; an intercommunicator never matches an intracommunicator.
 int intercomm_compare(const Comm& a, const Comm& b);
 
-// MPI_Comm_dup's branch for intercommunicators (over the library's tables).
+// MPI_Comm_dup's and MPI_Comm_split's branches for intercommunicators (over the library's
+// tables).
 Err intercomm_dup(Comm* ic, MPI_Comm* out);
+Err intercomm_split(Comm* ic, int color, int key, MPI_Comm* out);
 
 // FaultHandler's branch for intercommunicators: a member of either group failed (see above).
 void intercomm_lost_process(Comm& c, std::uint32_t proc, Engine* engine);

@@ -14,6 +14,9 @@ int raise(Comm* comm, Err e) { return raise_code(comm, to_code(e)); }
 
 int raise_code(Comm* comm, int code) {
   if (code == MPI_SUCCESS) return code;
+  // A nonblocking collective's body (nbc.h): the error completes its request, and the handler
+  // runs when the application waits for it.
+  if (Fiber::running()) return code;
   Library& l = lib();
   // Outside MPI_Init..MPI_Finalize there is no handler to run: just report.
   if (!l.initialized || l.finalized) return code;

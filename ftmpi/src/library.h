@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "error.h"
 #include "ft.h"
+#include "nbc.h"
 #include "rebuild.h"
 #include "reduction.h"
 #include "runtime.h"
@@ -34,6 +35,7 @@ struct Library {
   Rebuilder rebuilder{&comms, &engine, &consensus, &runtime};
   Constructor construct{&comms, &engine, &consensus, &rebuilder};
   Ulfm ulfm{&comms, &engine, &consensus, &construct};
+  Nbc nbc{&engine, &construct, &types};
   bool initialized = false;
   bool finalized = false;
   int init_state = FTMPI_INIT_NEW;

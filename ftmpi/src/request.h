@@ -19,7 +19,8 @@ struct Datatype;
 
 struct Request {
   // ulfm: MPIX_Comm_iagree / MPIX_Comm_ishrink, completed by Ulfm::poll (ulfm.h).
-  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent, ulfm };
+  // nbc: a nonblocking collective, completed by its own code through Nbc::poll (nbc.h).
+  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent, ulfm, nbc };
   Kind kind = Kind::unused;
   bool complete = false;   // complete as the user sees it
   // The transport still holds this record as an operation context. A request completed early

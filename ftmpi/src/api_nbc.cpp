@@ -1,0 +1,167 @@
+// C API: MPI-3 nonblocking collectives and MPI_Comm_idup. Each starts the blocking call's code
+// as a request (nbc.h): its arguments are checked by that code at once (an argument error is
+// returned here, with no request), the rest runs as MPI_Test/MPI_Wait and the process's other
+// waits drive it. The buffers and count arrays are the application's until the request is
+// complete (MPI-3.1 5.12), so the body keeps pointers to them.
+#include <functional>
+#include <initializer_list>
+
+#include "library.h"
+
+using namespace ftmpi;
+
+namespace {
+
+int start(const char* fn, MPI_Comm comm, MPI_Request* request,
+          std::initializer_list<MPI_Datatype> types, std::function<int()> body) {
+  if (Err e = check_initialized(fn); e != Err::ok) return to_code(e);
+  Comm* c = nullptr;
+  if (Err e = lib().comms.lookup(comm, &c); e != Err::ok) return raise(nullptr, e);
+  if (request == nullptr) return raise(c, fail(Err::request, "%s: request pointer is NULL", fn));
+  if (Fiber::running()) {  // from a user function inside another collective: no nesting
+    return raise(c, fail(Err::other, "%s called from inside a nonblocking collective", fn));
+  }
+  Request* r = nullptr;
+  int code = MPI_SUCCESS;
+  lib().nbc.start(c, types, std::move(body), &r, &code);
+  if (r == nullptr) {
+    *request = MPI_REQUEST_NULL;
+    return raise_code(c, code);
+  }
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Ibarrier", comm, request, {}, [=] { return MPI_Barrier(comm); });
+}
+
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  return start("MPI_Ibcast", comm, request, {type},
+               [=] { return MPI_Bcast(buffer, count, type, root, comm); });
+}
+
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Ireduce", comm, request, {type},
+               [=] { return MPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); });
+}
+
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Iallreduce", comm, request, {type},
+               [=] { return MPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
+}
+
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Ireduce_scatter", comm, request, {type}, [=] {
+    return MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+  });
+}
+
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* request) {
+  return start("MPI_Ireduce_scatter_block", comm, request, {type}, [=] {
+    return MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+  });
+}
+
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+              MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Iscan", comm, request, {type},
+               [=] { return MPI_Scan(sendbuf, recvbuf, count, type, op, comm); });
+}
+
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Iexscan", comm, request, {type},
+               [=] { return MPI_Exscan(sendbuf, recvbuf, count, type, op, comm); });
+}
+
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request* request) {
+  return start("MPI_Igather", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  });
+}
+
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Igatherv", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                       root, comm);
+  });
+}
+
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+  return start("MPI_Iscatter", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  });
+}
+
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Iscatterv", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                        root, comm);
+  });
+}
+
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Iallgather", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Iallgatherv", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm);
+  });
+}
+
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Ialltoall", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  return start("MPI_Ialltoallv", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm);
+  });
+}
+
+// The agreement a duplication runs claims its place among the communicator's agreements when
+// it begins, which is inside this call (the body runs until its first wait), so an idup keeps
+// its order among the constructors and ATOMIC collectives that follow it.
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  if (newcomm == nullptr) {
+    Comm* c = nullptr;
+    (void)lib().comms.lookup(comm, &c);
+    return raise(c, fail(Err::arg, "MPI_Comm_idup: newcomm pointer is NULL"));
+  }
+  return start("MPI_Comm_idup", comm, request, {}, [=] { return MPI_Comm_dup(comm, newcomm); });
+}
+
+}  // extern "C"

@@ -1,0 +1,44 @@
+// Collectives on intercommunicators (MPI-2.2 5.2.2-5.2.3), called by the MPI_* entry points of
+// api_coll.cpp when their communicator is an intercommunicator (and so, through them, by the
+// nonblocking forms too). Built as MPICH builds them: the local group runs the collectives
+// algorithms of collectives/ among itself (on the intercommunicator's collective context,
+// addressed through the local group: InterP2P), and the two groups' leaders (local rank 0) or
+// all processes pairwise exchange the data across.
+//
+// Rooted operations: the root passes MPI_ROOT, the other members of its group MPI_PROC_NULL,
+// the other group the root's rank in the remote group. MPI_IN_PLACE is not allowed.
+//
+// Results: a member of group A ends an allreduce with the reduction of group B's inputs, an
+// allgather with B's blocks (remote_size of them), an alltoall with block j from remote rank j.
+//
+// Failures: intercommunicators are not repaired (intercomm.h): a member of either group that
+// fails marks the intercommunicator FAILED, every pending step ends, and the collective returns
+// MPI_ERR_OTHER (MPIX_ERR_PROC_FAILED in ULFM mode). There is no ATOMIC outcome step.
+#pragma once
+
+#include <mpi.h>
+
+#include "comm.h"
+
+namespace ftmpi {
+
+int inter_barrier(Comm* ic);
+int inter_bcast(Comm* ic, void* buf, int count, MPI_Datatype type, int root);
+int inter_reduce(Comm* ic, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                 MPI_Op op, int root);
+int inter_allreduce(Comm* ic, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                    MPI_Op op);
+int inter_gather(Comm* ic, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+int inter_scatter(Comm* ic, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+int inter_allgather(Comm* ic, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void* recvbuf, int recvcount, MPI_Datatype recvtype);
+int inter_alltoall(Comm* ic, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype);
+
+// The intercommunicator behind a handle, or nullptr (an intracommunicator or an invalid
+// handle: the caller's usual checks report that).
+Comm* intercomm_or_null(MPI_Comm handle);
+
+}  // namespace ftmpi

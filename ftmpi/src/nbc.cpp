@@ -1,0 +1,118 @@
+// Nonblocking collectives on fibers (nbc.h).
+#include "nbc.h"
+
+#include <algorithm>
+
+#include "construct.h"
+#include "datatype.h"
+#include "match_bits.h"
+
+namespace ftmpi {
+namespace {
+
+// The algorithms' own tags (collectives/src/group.h, intercomm_coll.cpp) stay below 2^8; the
+// sequence number of a nonblocking collective takes the 16 bits above, 0 being a blocking one.
+constexpr int kAlgorithmTagBits = 8;
+constexpr std::uint32_t kSequences = (1u << (match::kTagBits - kAlgorithmTagBits)) - 1;
+// Background steps resume only the collectives something may have unblocked (the engine's
+// event count moved), and every one now and then anyway (a state change without an event).
+constexpr std::uint64_t kResumeAllEvery = 64;
+
+bool failure_class(int code) {
+  const int cls = error_class_of(code);
+  return cls == MPI_ERR_OTHER || cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_REVOKED;
+}
+
+}  // namespace
+
+namespace {
+thread_local Nbc::Op* t_running = nullptr;
+}  // namespace
+
+int Nbc::tag_offset() { return t_running != nullptr ? t_running->tag_offset : 0; }
+coll::View* Nbc::view() { return t_running != nullptr ? &t_running->view : nullptr; }
+
+void Nbc::attach() { engine_->set_background(&Nbc::background, this); }
+
+void Nbc::start(Comm* c, std::initializer_list<MPI_Datatype> types, std::function<int()> body,
+                Request** out, int* code) {
+  auto op = std::make_unique<Op>();
+  for (MPI_Datatype t : types) {
+    const Datatype* d = nullptr;
+    if (t != MPI_DATATYPE_NULL && types_->acquire(t, &d) == Err::ok) op->held.push_back(d);
+  }
+  if (c->nbc_context != c->coll_context) {  // new communicator, or repaired: count from 1
+    c->nbc_context = c->coll_context;
+    c->nbc_started = 0;
+  }
+  op->tag_offset = static_cast<int>(c->nbc_started % kSequences + 1) << kAlgorithmTagBits;
+  ++c->nbc_started;
+  op->comm = c;
+  construct_->hold(c);  // MPI_Comm_free may come before the collective ends
+  Request* r = engine_->requests().allocate(Request::Kind::nbc);
+  r->comm = c;
+  r->peer = MPI_PROC_NULL;
+  op->request = r;
+  Op* raw = op.get();
+  op->fiber = std::make_unique<Fiber>([raw, body = std::move(body)] { raw->code = body(); });
+  ops_.push_back(std::move(op));
+  run(raw);
+  *code = MPI_SUCCESS;
+  *out = r;
+  if (r->complete && r->error != MPI_SUCCESS && !failure_class(r->error)) {
+    *code = r->error;
+    *out = nullptr;
+    engine_->retire(r);
+  }
+}
+
+void Nbc::run(Op* op) {
+  t_running = op;
+  op->seen_events = engine_->events();
+  const bool done = op->fiber->resume();
+  t_running = nullptr;
+  if (done) finish(op);
+}
+
+void Nbc::finish(Op* op) {
+  Request* r = op->request;
+  r->error = op->code;
+  r->complete = true;
+  construct_->drop(op->comm);
+  for (const Datatype* d : op->held) types_->release(d);
+  auto it = std::find_if(ops_.begin(), ops_.end(), [op](const auto& p) { return p.get() == op; });
+  ops_.erase(it);  // the fiber has returned: its stack goes back to the pool
+}
+
+bool Nbc::poll(Request* r) {
+  if (r->complete) return true;
+  if (Fiber::running()) return false;  // a user function inside a collective: no nesting
+  for (const auto& op : ops_) {
+    if (op->request == r) {
+      run(op.get());
+      break;
+    }
+  }
+  return r->complete;
+}
+
+bool Nbc::background(void* self, std::uint64_t events) {
+  auto* n = static_cast<Nbc*>(self);
+  if (n->ops_.empty()) return false;
+  const bool all = ++n->background_calls_ % kResumeAllEvery == 0;
+  // Run the ones started before this step; run() may erase from ops_.
+  std::vector<Op*>& runnable = n->runnable_;
+  runnable.clear();
+  for (const auto& op : n->ops_) {
+    if (all || op->seen_events != events) runnable.push_back(op.get());
+  }
+  bool completed = false;
+  for (Op* op : runnable) {
+    Request* r = op->request;
+    n->run(op);
+    completed = completed || r->complete;
+  }
+  return completed;
+}
+
+}  // namespace ftmpi

@@ -1,0 +1,96 @@
+// Nonblocking collectives (MPI-3: MPI_Ibarrier, MPI_Iallreduce, ...; api_nbc.cpp).
+//
+// Each one runs the blocking collective's own code (api_coll.cpp: argument checks, staging of
+// derived datatypes, the tuned algorithms of collectives/) on a fiber (fiber.h). Where that code
+// waits for messages (CommP2P::waitall -> Engine::wait_until), the fiber hands control back,
+// so a nonblocking collective is a request that advances one step whenever
+// - MPI_Test/MPI_Wait (any form) look at it, or
+// - any other progress of the process happens (every MPI wait or test: Engine's background
+//   work), so it moves on while the application waits for something else.
+// MPICH's "sched" and libNBC write every algorithm a second time as a schedule of rounds;
+// running the blocking code on its own stack gives the same progress behaviour with one copy
+// of each algorithm, and so the blocking versions' speed.
+//
+// Several may be outstanding on one communicator: every member numbers the nonblocking
+// collectives it starts on a communicator alike (MPI orders collective calls), and the number
+// goes into the upper bits of the collective tags (tag_offset), so their messages never match
+// one another's or a blocking collective's (offset 0).
+//
+// Failures: the body is the blocking collective, so a participant's failure ends it with the
+// same error (MPI_ERR_OTHER in the FT-MPI modes, MPIX_ERR_PROC_FAILED in ULFM mode, SPEC 4.3,
+// 4.8), which completes the request; the communicator's error handler runs when the
+// application waits for it. It never agrees on its outcome (FTMPI_COLL_MODE_ATOMIC's extra
+// step): an agreement is ordered among all of a communicator's collective calls, which
+// nonblocking ones do not keep. So they behave as in FTMPI_COLL_MODE_RELAXED: SPEC 4.4 holds
+// (no success with possibly wrong data); a member whose part was complete before the failure
+// may succeed where others fail.
+#pragma once
+
+#include <ftmpi/coll/p2p.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "comm.h"
+#include "engine.h"
+#include "error.h"
+#include "fiber.h"
+#include "request.h"
+
+namespace ftmpi {
+
+class Constructor;
+class DatatypeTable;
+struct Datatype;
+
+class Nbc {
+ public:
+  Nbc(Engine* engine, Constructor* construct, DatatypeTable* types)
+      : engine_(engine), construct_(construct), types_(types) {}
+  // Becomes background work of the engine; call once the engine is up.
+  void attach();
+
+  // Starts `body` (the blocking collective on c, returning its MPI error code) as a request
+  // (*out) and runs it until it first waits. If it ended at once with an error that is not a
+  // failure (an argument error), there is no request: *out is nullptr and *code the error.
+  // The communicator and `types` (valid ones; MPI_DATATYPE_NULL is skipped) are held until the
+  // end, so the application may free them meanwhile (MPI-3.1 5.12).
+  void start(Comm* c, std::initializer_list<MPI_Datatype> types, std::function<int()> body,
+             Request** out, int* code);
+  // Drives an nbc request one step (MPI_Test/MPI_Wait); true once complete (r->error set).
+  bool poll(Request* r);
+
+  // Inside a running nonblocking collective: the offset its collective tags get, and the
+  // participants' view it uses (each its own: several may be under way). 0/nullptr outside.
+  static int tag_offset();
+  static coll::View* view();
+
+  // One pending nonblocking collective.
+  struct Op {
+    Request* request = nullptr;
+    Comm* comm = nullptr;
+    int tag_offset = 0;
+    coll::View view;
+    int code = MPI_SUCCESS;
+    std::uint64_t seen_events = 0;  // the engine's event count when it last ran
+    std::vector<const Datatype*> held;
+    std::unique_ptr<Fiber> fiber;
+  };
+
+ private:
+  static bool background(void* self, std::uint64_t events);
+  void run(Op* op);
+  void finish(Op* op);
+
+  Engine* engine_;
+  Constructor* construct_;
+  DatatypeTable* types_;
+  std::vector<std::unique_ptr<Op>> ops_;  // pending, in the order started
+  std::uint64_t background_calls_ = 0;
+  std::vector<Op*> runnable_;  // background(): the ones to resume this time
+};
+
+}  // namespace ftmpi

@@ -1,0 +1,109 @@
+/* Nonblocking collectives under failure (issue 19 item 2):  ft_nbc ROUNDS
+ * Each round: a barrier, then one rank (never rank 0) SIGKILLs itself while the others start an
+ * MPI_Iallreduce, an MPI_Ibarrier and an MPI_Ibcast from rank 0 and compute, polling with
+ * MPI_Test (even rounds) or blocking in MPI_Wait (odd rounds). The victim never contributes, so
+ * the allreduce and the barrier must end with an error at every survivor (MPI_ERR_OTHER in the
+ * FT-MPI modes, MPIX_ERR_PROC_FAILED in ULFM mode), and nothing may hang; the bcast may succeed,
+ * then with rank 0's data (SPEC 4.4). The survivors repair (MPI_Comm_dup in SHRINK/BLANK,
+ * MPIX_Comm_shrink in ULFM mode) and check an MPI_Iallreduce on the repaired communicator. */
+#include <mpi.h>
+#include <mpi-ext.h>
+#include <ftmpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int world_rank, bad;
+#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "world rank %d: FAIL line %d: ", world_rank, __LINE__); \
+  fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); bad++; } } while (0)
+
+static int complete(MPI_Request *q, int poll) {
+  if (!poll) return MPI_Wait(q, MPI_STATUS_IGNORE);
+  int flag = 0, rc = MPI_SUCCESS;
+  volatile double x = 0;
+  while (!flag && rc == MPI_SUCCESS) {
+    rc = MPI_Test(q, &flag, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 1000; i++) x += i;
+  }
+  return rc;
+}
+
+static int error_class(int rc) {
+  int cls = rc;
+  MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  const int rounds = argc > 1 ? atoi(argv[1]) : 1;
+  int mode = 0, msg = 0;
+  FTMPI_Comm_get_mode(MPI_COMM_WORLD, &mode, &msg);
+  const int ulfm = mode == FTMPI_COMM_MODE_ULFM;
+  const int expected = ulfm ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  for (int round = 0; round < rounds; round++) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (size < 2) break;
+    /* BLANK keeps the ranks: the victim is the round-th rank after 0 that is still valid */
+    const int victim = mode == FTMPI_COMM_MODE_BLANK ? 1 + round : 1 + round % (size - 1);
+    /* In ULFM mode a barrier that the victim leaves first may still fail elsewhere (no
+     * uniform outcome there); the agreement is uniform. */
+    int flag = 1;
+    CHECK((ulfm ? MPIX_Comm_agree(comm, &flag) : MPI_Barrier(comm)) == MPI_SUCCESS,
+          "sync before round %d", round);
+    if (rank == victim) raise(SIGKILL);
+    long mine = world_rank + 1, sum = -1;
+    long b = rank == 0 ? 1000 + round : -1;
+    MPI_Request q[3];
+    int rc[3];
+    rc[0] = MPI_Iallreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, comm, &q[0]);
+    rc[1] = MPI_Ibarrier(comm, &q[1]);
+    rc[2] = MPI_Ibcast(&b, 1, MPI_LONG, 0, comm, &q[2]);
+    for (int i = 0; i < 3; i++) {
+      CHECK(rc[i] == MPI_SUCCESS, "round %d: start %d gave %d", round, i, rc[i]);
+      if (rc[i] == MPI_SUCCESS) rc[i] = complete(&q[i], round % 2 == 0);
+    }
+    CHECK(rc[0] != MPI_SUCCESS, "round %d: Iallreduce succeeded (sum %ld) without the victim", round, sum);
+    CHECK(rc[1] != MPI_SUCCESS, "round %d: Ibarrier succeeded without the victim", round);
+    /* The first call that sees the failure gets the failure class; later ones may see it again */
+    CHECK(error_class(rc[0]) == expected, "round %d: Iallreduce class %d", round, error_class(rc[0]));
+    CHECK(error_class(rc[1]) == expected, "round %d: Ibarrier class %d", round, error_class(rc[1]));
+    CHECK(rc[2] != MPI_SUCCESS || b == 1000 + round, "round %d: Ibcast succeeded with %ld", round, b);
+    MPI_Comm repaired;
+    int rrc = ulfm ? MPIX_Comm_shrink(comm, &repaired) : MPI_Comm_dup(comm, &repaired);
+    CHECK(rrc == MPI_SUCCESS, "round %d: repair gave %d", round, rrc);
+    if (rrc != MPI_SUCCESS) break;
+    MPI_Comm_free(&comm);
+    comm = repaired;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    /* the survivors' world ranks + 1, summed: every world rank but the victims */
+    long expect = 0, one = 1, n = 0;
+    MPI_Request q2[2];
+    MPI_Iallreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, comm, &q2[0]);
+    MPI_Iallreduce(&one, &n, 1, MPI_LONG, MPI_SUM, comm, &q2[1]);
+    CHECK(MPI_Waitall(2, q2, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "round %d: after repair", round);
+    int valid = 0;
+    FTMPI_Comm_valid_size(comm, &valid);
+    CHECK(n == valid, "round %d: %ld members after repair, %d valid", round, n, valid);
+    /* every member's value (a BLANK gap's slot stays 0) */
+    MPI_Comm_size(comm, &size);
+    long *all = calloc((size_t)size, sizeof(long));
+    MPI_Allgather(&mine, 1, MPI_LONG, all, 1, MPI_LONG, comm);
+    for (int i = 0; i < size; i++) expect += all[i];
+    CHECK(sum == expect, "round %d: sum %ld after repair, expected %ld", round, sum, expect);
+    free(all);
+  }
+  int total = 0;
+  MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, comm);
+  if (world_rank == 0) printf(total == 0 ? "rank 0: ft_nbc OK\n" : "rank 0: ft_nbc %d failures\n", total);
+  MPI_Comm_free(&comm);
+  MPI_Finalize();
+  return total != 0;
+}
