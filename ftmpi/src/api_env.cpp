@@ -68,7 +68,6 @@ int do_init() {
   if (l.consensus.start() != Err::ok || l.ulfm.start() != Err::ok) {
     l.runtime.abort(MPI_ERR_INTERN, "MPI_Init failed: cannot post agreement receive");
   }
-  l.nbc.attach();
   if (l.runtime.is_replacement()) {
     // REBUILD: this process replaces a failed rank; MPI_COMM_WORLD comes back repaired.
     if (Err e = l.rebuilder.join(comm_mode_from_env(), msg_mode_from_env()); e != Err::ok) {

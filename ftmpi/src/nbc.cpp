@@ -32,8 +32,6 @@ thread_local Nbc::Op* t_running = nullptr;
 int Nbc::tag_offset() { return t_running != nullptr ? t_running->tag_offset : 0; }
 coll::View* Nbc::view() { return t_running != nullptr ? &t_running->view : nullptr; }
 
-void Nbc::attach() { engine_->set_background(&Nbc::background, this); }
-
 void Nbc::start(Comm* c, std::initializer_list<MPI_Datatype> types, std::function<int()> body,
                 Request** out, int* code) {
   auto op = std::make_unique<Op>();
@@ -55,6 +53,9 @@ void Nbc::start(Comm* c, std::initializer_list<MPI_Datatype> types, std::functio
   op->request = r;
   Op* raw = op.get();
   op->fiber = std::make_unique<Fiber>([raw, body = std::move(body)] { raw->code = body(); });
+  // The engine's progress calls background() only while something is pending: no cost to
+  // a process that has none.
+  if (ops_.empty()) engine_->set_background(&Nbc::background, this);
   ops_.push_back(std::move(op));
   run(raw);
   *code = MPI_SUCCESS;
@@ -82,6 +83,7 @@ void Nbc::finish(Op* op) {
   for (const Datatype* d : op->held) types_->release(d);
   auto it = std::find_if(ops_.begin(), ops_.end(), [op](const auto& p) { return p.get() == op; });
   ops_.erase(it);  // the fiber has returned: its stack goes back to the pool
+  if (ops_.empty()) engine_->set_background(nullptr, nullptr);
 }
 
 bool Nbc::poll(Request* r) {

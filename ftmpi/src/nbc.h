@@ -50,9 +50,6 @@ class Nbc {
  public:
   Nbc(Engine* engine, Constructor* construct, DatatypeTable* types)
       : engine_(engine), construct_(construct), types_(types) {}
-  // Becomes background work of the engine; call once the engine is up.
-  void attach();
-
   // Starts `body` (the blocking collective on c, returning its MPI error code) as a request
   // (*out) and runs it until it first waits. If it ended at once with an error that is not a
   // failure (an argument error), there is no request: *out is nullptr and *code the error.

@@ -1260,14 +1260,18 @@ static void intercommunicators(void) {
   EXPECT_N(MPI_Recv(w, 1, MPI_INT, rsize + 17, 0, ic, MPI_STATUS_IGNORE), MPI_ERR_RANK,
            rsize + 17);
   EXPECT_N(MPI_Iprobe(rsize, 0, ic, &flag, MPI_STATUS_IGNORE), MPI_ERR_RANK, rsize);
-  /* MPI-1.3: collectives, split/create and topologies are for intracommunicators */
-  EXPECT(MPI_Barrier(ic), MPI_ERR_COMM);
-  EXPECT(MPI_Bcast(v, 1, MPI_INT, 0, ic), MPI_ERR_COMM);
-  EXPECT(MPI_Allreduce(v, w, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
-  EXPECT(MPI_Comm_split(ic, 0, 0, &c), MPI_ERR_COMM);
-  SETUP(MPI_Comm_group(ic, &g));
-  EXPECT(MPI_Comm_create(ic, g, &c), MPI_ERR_COMM);
+  /* MPI-2: collectives, split and create on an intercommunicator (intercomm_coll.c checks
+   * what they do); refused locally, before any communication: */
+  EXPECT_N(MPI_Bcast(v, 1, MPI_INT, rsize, ic), MPI_ERR_ROOT, rsize); /* not a remote rank */
+  EXPECT_N(MPI_Reduce(v, w, 1, MPI_INT, MPI_SUM, -5, ic), MPI_ERR_ROOT, -5);
+  EXPECT(MPI_Allreduce(MPI_IN_PLACE, w, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_BUFFER);
+  EXPECT_N(MPI_Allgather(v, -2, MPI_INT, w, 1, MPI_INT, ic), MPI_ERR_COUNT, -2);
+  EXPECT(MPI_Scan(v, w, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM); /* not defined there */
+  EXPECT_N(MPI_Comm_split(ic, -3, 0, &c), MPI_ERR_ARG, -3);
+  SETUP(MPI_Comm_group(MPI_COMM_WORLD, &g)); /* has the remote group's processes */
+  EXPECT(MPI_Comm_create(ic, g, &c), MPI_ERR_GROUP);
   SETUP(MPI_Group_free(&g));
+  /* topologies are for intracommunicators */
   int dims[1] = {1}, periods[1] = {0}, index[1] = {0};
   EXPECT(MPI_Cart_create(ic, 1, dims, periods, 0, &c), MPI_ERR_COMM);
   EXPECT(MPI_Cart_map(ic, 1, dims, periods, &x), MPI_ERR_COMM);
