@@ -1,7 +1,7 @@
 ! Collectives from Fortran: MPI_IN_PLACE (Allreduce, Reduce at the root), Fortran datatypes of
 ! every size (INTEGER, INTEGER8, REAL, REAL8, DOUBLE PRECISION, LOGICAL with LAND/LOR),
 ! MAXLOC/MINLOC on MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION, a user operation written in Fortran, Bcast, Gather, Allgather,
-! Alltoall, Scan, Exscan, Reduce_scatter_block.
+! Alltoall, Scan, Exscan, Reduce_scatter_block; Iallreduce, Ireduce, Ibarrier.
 subroutine vec_max_abs(invec, inoutvec, len, datatype)
   implicit none
   integer, intent(in) :: len, datatype
@@ -124,11 +124,37 @@ program collectives
   call MPI_Exscan(rank + 1, i, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank > 0 .and. i /= rank * (rank + 1) / 2) call fail('Exscan')
 
+  ! Nonblocking collectives (MPI-3): two outstanding, completed by MPI_Waitall and MPI_Test.
+  call nonblocking()
+
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a)', 'collectives: ', nprocs, ' ranks: PASS'
   call MPI_Finalize(ierr)
 
 contains
+  subroutine nonblocking()
+    integer :: reqs(2), req, isum, imax, v, statuses(MPI_STATUS_SIZE, 2)
+    logical :: done
+    integer(kind=8), asynchronous :: big(1000), bsum(1000)
+    big = rank + 1
+    v = rank + 1  ! a variable, not an expression: the call keeps using it after it returns
+    call MPI_Iallreduce(v, isum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_Iallreduce(big, bsum, 1000, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD, reqs(2), ierr)
+    call MPI_Waitall(2, reqs, statuses, ierr)
+    if (isum /= nprocs * (nprocs + 1) / 2) call fail('Iallreduce')
+    if (any(bsum /= nprocs * (nprocs + 1) / 2)) call fail('Iallreduce INTEGER8')
+    v = rank
+    call MPI_Ireduce(v, imax, 1, MPI_INTEGER, MPI_MAX, 0, MPI_COMM_WORLD, req, ierr)
+    done = .false.
+    do while (.not. done)
+      call MPI_Test(req, done, MPI_STATUS_IGNORE, ierr)
+    end do
+    if (rank == 0 .and. imax /= nprocs - 1) call fail('Ireduce')
+    call MPI_Ibarrier(MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    if (ierr /= MPI_SUCCESS) call fail('Ibarrier')
+  end subroutine nonblocking
+
   subroutine fail(what)
     character(*), intent(in) :: what
     integer :: e

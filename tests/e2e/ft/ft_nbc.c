@@ -1,6 +1,6 @@
 /* Nonblocking collectives under failure (issue 19 item 2):  ft_nbc ROUNDS
- * Each round: a barrier, then one rank (never rank 0) SIGKILLs itself while the others start an
- * MPI_Iallreduce, an MPI_Ibarrier and an MPI_Ibcast from rank 0 and compute, polling with
+ * Each round: a barrier, then one rank (never rank 0) SIGKILLs itself once the others have
+ * started an MPI_Iallreduce, an MPI_Ibarrier and an MPI_Ibcast from rank 0; they compute, polling with
  * MPI_Test (even rounds) or blocking in MPI_Wait (odd rounds). The victim never contributes, so
  * the allreduce and the barrier must end with an error at every survivor (MPI_ERR_OTHER in the
  * FT-MPI modes, MPIX_ERR_PROC_FAILED in ULFM mode), and nothing may hang; the bcast may succeed,
@@ -53,12 +53,20 @@ int main(int argc, char **argv) {
     if (size < 2) break;
     /* BLANK keeps the ranks: the victim is the round-th rank after 0 that is still valid */
     const int victim = mode == FTMPI_COMM_MODE_BLANK ? 1 + round : 1 + round % (size - 1);
-    /* In ULFM mode a barrier that the victim leaves first may still fail elsewhere (no
-     * uniform outcome there); the agreement is uniform. */
-    int flag = 1;
-    CHECK((ulfm ? MPIX_Comm_agree(comm, &flag) : MPI_Barrier(comm)) == MPI_SUCCESS,
-          "sync before round %d", round);
-    if (rank == victim) raise(SIGKILL);
+    int src = MPI_Barrier(comm), valid = 0;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (src != MPI_SUCCESS) MPI_Error_string(src, text, &len);
+    CHECK(src == MPI_SUCCESS, "barrier before round %d: %s", round, text);
+    /* The victim dies once every survivor has left the barrier and started its collectives
+     * (each tells it so): a death right after the barrier could fail the barrier itself at
+     * the survivors, with every survivor alike (ATOMIC), and the round would test nothing. */
+    FTMPI_Comm_valid_size(comm, &valid);
+    int token = round;
+    if (rank == victim) {
+      for (int i = 0; i < valid - 1; i++) MPI_Recv(&token, 1, MPI_INT, MPI_ANY_SOURCE, 99, comm, MPI_STATUS_IGNORE);
+      raise(SIGKILL);
+    }
     long mine = world_rank + 1, sum = -1;
     long b = rank == 0 ? 1000 + round : -1;
     MPI_Request q[3];
@@ -66,6 +74,7 @@ int main(int argc, char **argv) {
     rc[0] = MPI_Iallreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, comm, &q[0]);
     rc[1] = MPI_Ibarrier(comm, &q[1]);
     rc[2] = MPI_Ibcast(&b, 1, MPI_LONG, 0, comm, &q[2]);
+    (void)MPI_Send(&token, 1, MPI_INT, victim, 99, comm);  /* may see the death: ignored */
     for (int i = 0; i < 3; i++) {
       CHECK(rc[i] == MPI_SUCCESS, "round %d: start %d gave %d", round, i, rc[i]);
       if (rc[i] == MPI_SUCCESS) rc[i] = complete(&q[i], round % 2 == 0);
@@ -89,7 +98,6 @@ int main(int argc, char **argv) {
     MPI_Iallreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, comm, &q2[0]);
     MPI_Iallreduce(&one, &n, 1, MPI_LONG, MPI_SUM, comm, &q2[1]);
     CHECK(MPI_Waitall(2, q2, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "round %d: after repair", round);
-    int valid = 0;
     FTMPI_Comm_valid_size(comm, &valid);
     CHECK(n == valid, "round %d: %ld members after repair, %d valid", round, n, valid);
     /* every member's value (a BLANK gap's slot stays 0) */
