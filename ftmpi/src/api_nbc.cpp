@@ -5,6 +5,7 @@
 // complete (MPI-3.1 5.12), so the body keeps pointers to them.
 #include <functional>
 #include <initializer_list>
+#include <vector>
 
 #include "library.h"
 
@@ -12,8 +13,8 @@ using namespace ftmpi;
 
 namespace {
 
-int start(const char* fn, MPI_Comm comm, MPI_Request* request,
-          std::initializer_list<MPI_Datatype> types, std::function<int()> body) {
+int start(const char* fn, MPI_Comm comm, MPI_Request* request, const MPI_Datatype* types,
+          std::size_t ntypes, std::function<int()> body) {
   if (Err e = check_initialized(fn); e != Err::ok) return to_code(e);
   Comm* c = nullptr;
   if (Err e = lib().comms.lookup(comm, &c); e != Err::ok) return raise(nullptr, e);
@@ -23,13 +24,18 @@ int start(const char* fn, MPI_Comm comm, MPI_Request* request,
   }
   Request* r = nullptr;
   int code = MPI_SUCCESS;
-  lib().nbc.start(c, types, std::move(body), &r, &code);
+  lib().nbc.start(c, types, ntypes, std::move(body), &r, &code);
   if (r == nullptr) {
     *request = MPI_REQUEST_NULL;
     return raise_code(c, code);
   }
   *request = r->handle;
   return MPI_SUCCESS;
+}
+
+int start(const char* fn, MPI_Comm comm, MPI_Request* request,
+          std::initializer_list<MPI_Datatype> types, std::function<int()> body) {
+  return start(fn, comm, request, types.begin(), types.size(), std::move(body));
 }
 
 }  // namespace
@@ -149,6 +155,26 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
   return start("MPI_Ialltoallv", comm, request, {sendtype, recvtype}, [=] {
     return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                          recvtype, comm);
+  });
+}
+
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request* request) {
+  // One type per peer and direction, held like the others' (a bad argument is the body's to
+  // report: nothing is held then).
+  std::vector<MPI_Datatype> types;
+  Comm* c = nullptr;
+  if (lib().initialized && lib().comms.lookup(comm, &c) == Err::ok && recvtypes != nullptr &&
+      (sendbuf == MPI_IN_PLACE || sendtypes != nullptr)) {
+    const auto n = static_cast<std::size_t>(c->size());
+    types.assign(recvtypes, recvtypes + n);
+    if (sendbuf != MPI_IN_PLACE) types.insert(types.end(), sendtypes, sendtypes + n);
+  }
+  return start("MPI_Ialltoallw", comm, request, types.data(), types.size(), [=] {
+    return MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm);
   });
 }
 

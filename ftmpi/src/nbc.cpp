@@ -32,10 +32,11 @@ thread_local Nbc::Op* t_running = nullptr;
 int Nbc::tag_offset() { return t_running != nullptr ? t_running->tag_offset : 0; }
 coll::View* Nbc::view() { return t_running != nullptr ? &t_running->view : nullptr; }
 
-void Nbc::start(Comm* c, std::initializer_list<MPI_Datatype> types, std::function<int()> body,
+void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::function<int()> body,
                 Request** out, int* code) {
   auto op = std::make_unique<Op>();
-  for (MPI_Datatype t : types) {
+  for (std::size_t i = 0; i < ntypes; ++i) {
+    const MPI_Datatype t = types[i];
     const Datatype* d = nullptr;
     if (t != MPI_DATATYPE_NULL && types_->acquire(t, &d) == Err::ok) op->held.push_back(d);
   }

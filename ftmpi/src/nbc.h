@@ -29,8 +29,8 @@
 #include <ftmpi/coll/p2p.h>
 
 #include <cstdint>
+#include <cstddef>
 #include <functional>
-#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -55,7 +55,7 @@ class Nbc {
   // failure (an argument error), there is no request: *out is nullptr and *code the error.
   // The communicator and `types` (valid ones; MPI_DATATYPE_NULL is skipped) are held until the
   // end, so the application may free them meanwhile (MPI-3.1 5.12).
-  void start(Comm* c, std::initializer_list<MPI_Datatype> types, std::function<int()> body,
+  void start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::function<int()> body,
              Request** out, int* code);
   // Drives an nbc request one step (MPI_Test/MPI_Wait); true once complete (r->error set).
   bool poll(Request* r);

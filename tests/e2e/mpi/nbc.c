@@ -2,7 +2,7 @@
  * place and with a derived (strided) datatype; several outstanding at once on one communicator
  * and on several, completed out of order by Wait, Waitall, Waitany, Testall and MPI_Test
  * polling; progress made by a blocking call on another request (a rank that forwards an
- * Ibcast is blocked in MPI_Recv); MPI_Comm_idup; an argument error returned by the call. */
+ * Ibcast is blocked in MPI_Recv); MPI_Ialltoallw; MPI_Comm_idup; an argument error returned by the call. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,16 +101,22 @@ static void unrooted(MPI_Comm comm, int r, int n) {
   int *ag = malloc(sizeof(int) * n), *agv = malloc(sizeof(int) * n), *a2a_in = malloc(sizeof(int) * n),
       *a2a_out = malloc(sizeof(int) * n), *a2av_out = malloc(sizeof(int) * n), *ones = malloc(sizeof(int) * n),
       *disp = malloc(sizeof(int) * n);
-  for (int i = 0; i < n; i++) { a2a_in[i] = r * 100 + i; ones[i] = 1; disp[i] = n - 1 - i; }
-  MPI_Request w[5];
+  int *a2aw_out = malloc(sizeof(int) * n), *bdisp = malloc(sizeof(int) * n);
+  MPI_Datatype *ints = malloc(sizeof(MPI_Datatype) * n);
+  for (int i = 0; i < n; i++) {
+    a2a_in[i] = r * 100 + i; ones[i] = 1; disp[i] = n - 1 - i;
+    bdisp[i] = (int)sizeof(int) * i; ints[i] = MPI_INT; a2aw_out[i] = -1;
+  }
+  MPI_Request w[6];
   MPI_Iallgather(&r, 1, MPI_INT, ag, 1, MPI_INT, comm, &w[0]);
   MPI_Iallgatherv(&r, 1, MPI_INT, agv, ones, disp, MPI_INT, comm, &w[1]);
   MPI_Ialltoall(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, comm, &w[2]);
   MPI_Ialltoallv(a2a_in, ones, disp, MPI_INT, a2av_out, ones, disp, MPI_INT, comm, &w[3]);
   MPI_Ibarrier(comm, &w[4]);
-  for (int k = 0; k < 5; k++) {
+  MPI_Ialltoallw(a2a_in, ones, bdisp, ints, a2aw_out, ones, bdisp, ints, comm, &w[5]);
+  for (int k = 0; k < 6; k++) {
     int idx = -1;
-    CHECK(MPI_Waitany(5, w, &idx, MPI_STATUS_IGNORE) == MPI_SUCCESS && idx >= 0, "waitany");
+    CHECK(MPI_Waitany(6, w, &idx, MPI_STATUS_IGNORE) == MPI_SUCCESS && idx >= 0, "waitany");
   }
   for (int i = 0; i < n; i++) {
     CHECK(ag[i] == i, "iallgather[%d] %d", i, ag[i]);
@@ -118,7 +124,9 @@ static void unrooted(MPI_Comm comm, int r, int n) {
     CHECK(a2a_out[i] == i * 100 + r, "ialltoall[%d] %d", i, a2a_out[i]);
     /* block i of the send buffer sits at n-1-i: rank i gets my a2a_in[n-1-i]... */
     CHECK(a2av_out[n - 1 - i] == i * 100 + (n - 1 - r), "ialltoallv[%d] %d", i, a2av_out[n - 1 - i]);
+    CHECK(a2aw_out[i] == i * 100 + r, "ialltoallw[%d] %d", i, a2aw_out[i]);
   }
+  free(a2aw_out); free(bdisp); free(ints);
   free(ag); free(agv); free(a2a_in); free(a2a_out); free(a2av_out); free(ones); free(disp);
 }
 
