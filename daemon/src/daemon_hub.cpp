@@ -21,6 +21,7 @@
 #include "ftmpi_proto/host_messages.h"
 #include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/job_auth.h"
+#include "ftmpi_proto/state.h"
 #include "ftmpi_proto/tcp_link.h"
 #include "ftmpi_proto/unix_socket.h"
 #include "log.h"
@@ -36,10 +37,18 @@ constexpr auto kWatchdogGrace = std::chrono::seconds(5);
 
 // The loop's own reaction to the closed link is the normal path; this thread is the last
 // resort when the loop is stuck. It only polls for the peer's hang-up (never reads: the loop
-// owns the bytes), then gives the loop `grace`, removes the run directory and exits.
-void hub_watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir) {
-    char rm[] = "/bin/rm", opts[] = "-rf", end_of_opts[] = "--";
-    char* argv[] = {rm, opts, end_of_opts, run_dir.data(), nullptr};
+// owns the bytes), then gives the loop `grace`, removes the run files and exits: the run
+// directory, the registry file and, when empty, the per-user registry and base directories
+// (empty names when the run directory is not in the base): what remove_run_files() removes,
+// or /tmp/ftmpi-$UID would stay on the host.
+void hub_watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir, std::string registry_file,
+                  std::string registry_dir, std::string base_dir) {
+    // argv is built now: a stuck loop may hold the allocator's lock at the moment of need.
+    char sh[] = "/bin/sh", c[] = "-c", name[] = "ftmpid-cleanup";
+    char script[] = "/bin/rm -rf -- \"$1\" 2>/dev/null; /bin/rm -f -- \"$2\" 2>/dev/null; "
+                    "/bin/rmdir -- \"$3\" \"$4\" 2>/dev/null; exit 0";
+    char* argv[] = {sh, c, script, name, run_dir.data(), registry_file.data(), registry_dir.data(), base_dir.data(),
+                    nullptr};
     char* envp[] = {nullptr};
     for (;;) {
         pollfd p{fd, POLLRDHUP, 0};
@@ -52,6 +61,7 @@ void hub_watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir) 
     static const char msg[] = "ftmpid: mpirun's link closed and the daemon did not stop in time; exiting\n";
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
     pid_t pid;
+    // Not waited for: the shell outlives us (reparented) and finishes the removal on its own.
     (void)posix_spawn(&pid, argv[0], nullptr, nullptr, argv, envp);
     _exit(1);
 }
@@ -111,8 +121,13 @@ Status Daemon::connect_to_hub(std::string& why) {
     }
     int watch_fd = dup(fd);
     try {
-        if (watch_fd >= 0) std::thread(hub_watchdog, watch_fd, kWatchdogGrace,
-                                    opts_.socket_path.substr(0, opts_.socket_path.rfind('/'))).detach();
+        const std::string run_dir = opts_.socket_path.substr(0, opts_.socket_path.rfind('/'));
+        const std::string base = proto::runtime_base_dir();
+        const bool in_base = run_dir.substr(0, run_dir.rfind('/')) == base;
+        if (watch_fd >= 0)
+            std::thread(hub_watchdog, watch_fd, kWatchdogGrace, run_dir, registry_file_,
+                        in_base ? proto::daemon_registry_dir() : std::string(), in_base ? base : std::string())
+                .detach();
     } catch (...) {
         FTMPID_WARN("cannot start the link watchdog");
     }

@@ -28,7 +28,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kAuthTimeoutMs = 5000;  // per connection; a silent peer cannot hold the rest long
 constexpr auto kHelloTimeout = std::chrono::milliseconds(5000);
-constexpr auto kReapWait = std::chrono::seconds(3);
+// How long a remote daemon gets to exit on its own once its link is closed before its launcher
+// group is SIGKILLed. Longer than the daemon's own bound (its shutdown limit, and its link
+// watchdog's 5 s grace after our close, which removes its run files before it exits): a daemon
+// killed from here leaves its run directory on its host (/tmp/ftmpi-$UID), where mpirun cannot
+// remove it (netns.lifecycle.init_death once found /tmp/ftmpi-0 left that way at the old 3 s,
+// which is also the daemon's own shutdown limit).
+constexpr auto kReapWait = std::chrono::seconds(10);
 
 void warn(const std::string& line) {
     const std::string s = "ftmpi: " + line + "\n";
