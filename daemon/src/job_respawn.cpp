@@ -20,23 +20,6 @@ namespace {
 constexpr std::uint32_t kMaxRanks = 65535;  // PMIx local ranks are 16 bits
 static_assert(proto::kModexNotFound == PMIX_ERR_NOT_FOUND, "mpirun's not-found status must be PMIx's");
 
-// FTMPI_REPLACES=r0,r1,...: the world ranks the new processes take (what users see).
-std::vector<std::uint32_t> replaced_ranks(const std::vector<std::string>& env) {
-    std::vector<std::uint32_t> out;
-    for (const auto& e : env) {
-        if (e.compare(0, 15, "FTMPI_REPLACES=") != 0) continue;
-        const char* p = e.c_str() + 15;
-        while (*p != '\0') {
-            char* end = nullptr;
-            unsigned long v = std::strtoul(p, &end, 10);
-            if (end == p) break;
-            out.push_back(static_cast<std::uint32_t>(v));
-            p = *end == ',' ? end + 1 : end;
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 // The spawn upcall of a job on several hosts: checked here, placed by mpirun.
@@ -75,7 +58,7 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
         never.exited = true;
         job->ranks.push_back(never);
     }
-    const std::vector<std::uint32_t> replaces = replaced_ranks(m.env);
+    const std::vector<std::uint32_t> replaces = proto::replaced_ranks(m.env);
     std::uint32_t local_count = 0;
     for (const RankProc& q : job->ranks) local_count += q.remote ? 0 : 1;
     bool mine = false;

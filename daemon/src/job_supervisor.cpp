@@ -264,20 +264,10 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
         job->ranks.push_back(never);
     }
     std::vector<std::string> extra;
-    std::vector<std::uint32_t> replaces;  // FTMPI_REPLACES=r0,r1,...: the ranks they take (display)
+    const std::vector<std::uint32_t> replaces = proto::replaced_ranks(u.env);  // the ranks they take (display)
     for (const auto& e : u.env) {
         if (e.compare(0, 6, "FTMPI_") != 0 || is_reserved_env(e)) continue;
         extra.push_back(e);
-        if (e.compare(0, 15, "FTMPI_REPLACES=") == 0) {
-            const char* p = e.c_str() + 15;
-            while (*p != '\0') {
-                char* end = nullptr;
-                unsigned long v = std::strtoul(p, &end, 10);
-                if (end == p) break;
-                replaces.push_back(static_cast<std::uint32_t>(v));
-                p = *end == ',' ? end + 1 : end;
-            }
-        }
     }
     std::vector<std::vector<std::string>> pmix_envs(u.count);
     std::vector<bool> from_spare(u.count, false);

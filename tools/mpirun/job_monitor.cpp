@@ -40,23 +40,6 @@ std::uint64_t wall_ms() {
     return static_cast<std::uint64_t>(tv.tv_sec) * 1000 + static_cast<std::uint64_t>(tv.tv_usec) / 1000;
 }
 
-// FTMPI_REPLACES=r0,r1,... of a spawn request: the world ranks the new processes take.
-std::vector<std::uint32_t> replaced_ranks(const std::vector<std::string>& env) {
-    std::vector<std::uint32_t> out;
-    for (const auto& e : env) {
-        if (e.compare(0, 15, "FTMPI_REPLACES=") != 0) continue;
-        const char* p = e.c_str() + 15;
-        while (*p != '\0') {
-            char* end = nullptr;
-            unsigned long v = std::strtoul(p, &end, 10);
-            if (end == p) break;
-            out.push_back(static_cast<std::uint32_t>(v));
-            p = *end == ',' ? end + 1 : end;
-        }
-    }
-    return out;
-}
-
 int failure_code(const proto::RankExited& m) {
     if (m.signaled) return 128 + m.code;
     return m.code != 0 ? m.code : 1;
@@ -267,7 +250,7 @@ void JobMonitor::release_if_idle() {
 void JobMonitor::on_spawn_request(std::size_t from, proto::SpawnRequest m) {
     const std::size_t before = host_of_rank_.size();
     const std::size_t base = m.base;
-    const std::vector<std::uint32_t> replaces = replaced_ranks(m.env);
+    const std::vector<std::uint32_t> replaces = proto::replaced_ranks(m.env);
     respawn_.spawn_request(spokes_, from, std::move(m), host_of_rank_);
     if (host_of_rank_.size() == before) return;
     // Index gaps (an interrupted rebuild) run nowhere; the new processes show the ranks they took.

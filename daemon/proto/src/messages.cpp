@@ -4,7 +4,26 @@
 
 #include "ftmpi_proto/wire.h"
 
+#include <cstdlib>
+
 namespace ftmpi::proto {
+
+std::vector<std::uint32_t> replaced_ranks(const std::vector<std::string>& env) {
+    std::vector<std::uint32_t> out;
+    for (const auto& e : env) {
+        if (e.compare(0, 15, "FTMPI_REPLACES=") != 0) continue;
+        const char* p = e.c_str() + 15;
+        while (*p != '\0') {
+            char* end = nullptr;
+            unsigned long v = std::strtoul(p, &end, 10);
+            if (end == p) break;
+            out.push_back(static_cast<std::uint32_t>(v));
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    return out;
+}
+
 
 const char* to_string(MsgType t) noexcept {
     switch (t) {

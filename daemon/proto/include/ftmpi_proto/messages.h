@@ -175,4 +175,8 @@ ProtoStatus decode(const Frame& f, JobEnded& out);
 ProtoStatus decode(const Frame& f, AbortRequested& out);
 ProtoStatus decode(const Frame& f, KillJob& out);
 
+// FTMPI_REPLACES=r0,r1,... in a spawn request's environment: the world ranks the new processes
+// take (mpirun, the daemon and its respawn path all read it here).
+std::vector<std::uint32_t> replaced_ranks(const std::vector<std::string>& env);
+
 }  // namespace ftmpi::proto
