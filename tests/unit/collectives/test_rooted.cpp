@@ -29,83 +29,60 @@ void require_clean(const Outcome& o) {
   for (Status s : o.status) CHECK(s == Status::ok);
 }
 
-}  // namespace
-
-TEST_CASE("bcast gives every member the root's bytes", "[bcast]") {
-  const std::size_t sizes[] = {0, 1, 6, 64, 1001};
-  for (const auto& t : tunings()) {
-    ScopedTuning scope(t.tuning);
-    for (const auto& l : layouts(64)) {
-      INFO(t.name << ", " << l.name);
-      const auto roots = roots_of(l);
-      // buf[rank][case]; case = (root index, size index)
-      std::vector<std::vector<std::vector<unsigned char>>> buf(l.comm_size);
-      for (int r : l.members) {
-        for (int root : roots) {
-          for (std::size_t bytes : sizes) {
-            buf[r].push_back(r == root ? pattern(root, 1, bytes)
-                                       : std::vector<unsigned char>(bytes, kUntouched));
-          }
-        }
+// Every member of `l` runs `broadcast` from each of the layout's roots for each size (the
+// root's bytes are pattern(root, seed, size)); every member must end with the root's bytes.
+template <typename Broadcast>
+void check_bcast_from_roots(const Layout& l, const std::vector<std::size_t>& sizes, int seed,
+                            Broadcast broadcast) {
+  const auto roots = roots_of(l);
+  // buf[rank][case]; case = (root index, size index)
+  std::vector<std::vector<std::vector<unsigned char>>> buf(l.comm_size);
+  for (int r : l.members) {
+    for (int root : roots) {
+      for (std::size_t bytes : sizes) {
+        buf[r].push_back(r == root ? pattern(root, seed, bytes)
+                                   : std::vector<unsigned char>(bytes, kUntouched));
       }
-      Outcome o = run(l, [&](const View& v, P2P& p2p) {
-        int k = 0;
-        for (int root : roots) {
-          for (std::size_t bytes : sizes) {
-            Status s = bcast(v, p2p, buf[v.my_rank][k++].data(), bytes, root);
-            if (s != Status::ok) return s;
-          }
-        }
-        return Status::ok;
-      });
-      require_clean(o);
-      for (int r : l.members) {
-        int k = 0;
-        for (int root : roots) {
-          for (std::size_t bytes : sizes) {
-            INFO("rank " << r << " root " << root << " bytes " << bytes);
-            CHECK(buf[r][k++] == pattern(root, 1, bytes));
-          }
-        }
+    }
+  }
+  Outcome o = run(l, [&](const View& v, P2P& p2p) {
+    int k = 0;
+    for (int root : roots) {
+      for (std::size_t bytes : sizes) {
+        Status s = broadcast(v, p2p, buf[v.my_rank][k++].data(), bytes, root);
+        if (s != Status::ok) return s;
+      }
+    }
+    return Status::ok;
+  });
+  require_clean(o);
+  for (int r : l.members) {
+    int k = 0;
+    for (int root : roots) {
+      for (std::size_t bytes : sizes) {
+        INFO("rank " << r << " root " << root << " bytes " << bytes);
+        CHECK(buf[r][k++] == pattern(root, seed, bytes));
       }
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE("bcast gives every member the root's bytes", "[bcast]") {
+  for (const auto& t : tunings()) {
+    ScopedTuning scope(t.tuning);
+    for (const auto& l : layouts(64)) {
+      INFO(t.name << ", " << l.name);
+      check_bcast_from_roots(l, {0, 1, 6, 64, 1001}, 1, bcast);
+    }
+  }
+}
+
 TEST_CASE("bcast_from_everyone gives every member the root's bytes", "[bcast]") {
-  const std::size_t sizes[] = {0, 1, 8, 1001};
   for (const auto& l : layouts(64)) {
     INFO(l.name);
-    const auto roots = roots_of(l);
-    std::vector<std::vector<std::vector<unsigned char>>> buf(l.comm_size);
-    for (int r : l.members) {
-      for (int root : roots) {
-        for (std::size_t bytes : sizes) {
-          buf[r].push_back(r == root ? pattern(root, 2, bytes)
-                                     : std::vector<unsigned char>(bytes, kUntouched));
-        }
-      }
-    }
-    Outcome o = run(l, [&](const View& v, P2P& p2p) {
-      int k = 0;
-      for (int root : roots) {
-        for (std::size_t bytes : sizes) {
-          Status s = bcast_from_everyone(v, p2p, buf[v.my_rank][k++].data(), bytes, root);
-          if (s != Status::ok) return s;
-        }
-      }
-      return Status::ok;
-    });
-    require_clean(o);
-    for (int r : l.members) {
-      int k = 0;
-      for (int root : roots) {
-        for (std::size_t bytes : sizes) {
-          INFO("rank " << r << " root " << root << " bytes " << bytes);
-          CHECK(buf[r][k++] == pattern(root, 2, bytes));
-        }
-      }
-    }
+    check_bcast_from_roots(l, {0, 1, 8, 1001}, 2, bcast_from_everyone);
   }
 }
 
