@@ -43,9 +43,8 @@ Err begin(MPI_Comm comm, const char* fn, Call* call) {
   if (Err e = check_initialized(fn); e != Err::ok) return e;
   if (Err e = lib().comms.lookup(comm, &call->comm); e != Err::ok) return e;
   if (call->comm->inter) {
-    return fail(Err::comm, "%s: %s is an intercommunicator; this collective is not supported on "
-                "intercommunicators (Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, "
-                "Allgather and Alltoall are)", fn, call->comm->name.c_str());
+    return fail(Err::comm, "%s: %s is an intercommunicator; MPI defines no scan on "
+                "intercommunicators", fn, call->comm->name.c_str());
   }
   if (call->comm->state != FTMPI_COMM_OK) {
     if (Err e = lib().ft.check(call->comm, FaultHandler::kWholeComm); e != Err::ok) {
@@ -531,6 +530,9 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
 
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) {
+    return inter_reduce_scatter(ic, sendbuf, recvbuf, recvcounts, type, op);
+  }
   BEGIN("MPI_Reduce_scatter");
   const Datatype* t = nullptr;
   std::size_t bytes = 0;
@@ -595,6 +597,9 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
 // behaviour under failure).
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) {
+    return inter_reduce_scatter_block(ic, sendbuf, recvbuf, recvcount, type, op);
+  }
   BEGIN("MPI_Reduce_scatter_block");
   if (recvcount < 0) return refuse(c, fail(Err::count, "MPI_Reduce_scatter_block: recvcount %d is negative", recvcount));
   const std::vector<int> counts(static_cast<std::size_t>(c->size()), recvcount);
@@ -645,6 +650,10 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) {
+    return inter_gatherv(ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         root);
+  }
   BEGIN("MPI_Gatherv");
   CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
@@ -719,6 +728,10 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) {
+    return inter_scatterv(ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                          root);
+  }
   BEGIN("MPI_Scatterv");
   CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
@@ -791,6 +804,10 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) {
+    return inter_allgatherv(ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                            recvtype);
+  }
   BEGIN("MPI_Allgatherv");
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, unused = 0;
@@ -847,6 +864,10 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) {
+    return inter_alltoallv(ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                           rdispls, recvtype);
+  }
   BEGIN("MPI_Alltoallv");
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t unused = 0;
@@ -877,6 +898,10 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
 int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  if (Comm* ic = intercomm_or_null(comm)) {
+    return inter_alltoallw(ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                           rdispls, recvtypes);
+  }
   BEGIN("MPI_Alltoallw");
   const bool in_place = sendbuf == MPI_IN_PLACE;
   WBlocks in, out;

@@ -168,7 +168,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
   Comm* c = nullptr;
   if (lib().initialized && lib().comms.lookup(comm, &c) == Err::ok && recvtypes != nullptr &&
       (sendbuf == MPI_IN_PLACE || sendtypes != nullptr)) {
-    const auto n = static_cast<std::size_t>(c->size());
+    const auto n = static_cast<std::size_t>(c->peer_size());  // the remote group's, if inter
     types.assign(recvtypes, recvtypes + n);
     if (sendbuf != MPI_IN_PLACE) types.insert(types.end(), sendtypes, sendtypes + n);
   }
