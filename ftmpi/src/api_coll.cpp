@@ -118,6 +118,39 @@ Err check_root(Comm* c, int root) {
   return Err::ok;
 }
 
+// The rooted collectives' first checks, in one place: `root` names a live member, and the
+// buffer every member passes (`what`: sendbuf of a gather or reduce, recvbuf of a scatter) is
+// valid, or MPI_IN_PLACE at the root only.
+Err check_rooted(Comm* c, int root, const char* fn, const char* what, const void* buf, int count,
+                 MPI_Datatype type, const Datatype** t, std::size_t* bytes) {
+  if (Err e = check_root(c, root); e != Err::ok) return e;
+  if (buf != MPI_IN_PLACE) return bytes_of(what, buf, count, type, t, bytes);
+  return c->rank == root ? Err::ok : in_place_not_here(what, fn);
+}
+
+// MPI_Allreduce's, MPI_Scan's and MPI_Exscan's buffers: `count` elements each and not aliased
+// (sendbuf may be MPI_IN_PLACE).
+Err check_reduce_buffers(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype type,
+                         const Datatype** t, std::size_t* bytes) {
+  if (Err e = bytes_of("recvbuf", recvbuf, count, type, t, bytes); e != Err::ok) return e;
+  if (sendbuf == MPI_IN_PLACE) return Err::ok;
+  if (Err e = bytes_of("sendbuf", sendbuf, count, type, t, bytes); e != Err::ok) return e;
+  return check_distinct(sendbuf, recvbuf, *bytes);
+}
+
+// MPI_Allgather's and MPI_Alltoall's checks: both buffers valid, not aliased, and their blocks
+// the same size in bytes (sendbuf may be MPI_IN_PLACE). Sets *st only when sendbuf is given.
+Err check_equal_blocks(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                       const Datatype** st, const void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, const Datatype** rt, std::size_t* rbytes) {
+  if (Err e = bytes_of("recvbuf", recvbuf, recvcount, recvtype, rt, rbytes); e != Err::ok) return e;
+  if (sendbuf == MPI_IN_PLACE) return Err::ok;
+  std::size_t sbytes = 0;
+  if (Err e = bytes_of("sendbuf", sendbuf, sendcount, sendtype, st, &sbytes); e != Err::ok) return e;
+  if (sbytes != *rbytes) return fail(Err::truncate, "%s: send and receive sizes differ", fn);
+  return check_distinct(sendbuf, recvbuf, *rbytes);
+}
+
 // counts/displs in elements of `extent` bytes -> byte arrays per communicator rank.
 Err to_bytes(const Comm* c, const int* counts, const int* displs, std::size_t extent,
              std::vector<std::size_t>* bc, std::vector<std::size_t>* bd) {
@@ -373,11 +406,7 @@ int prefix_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type
   const Datatype* t = nullptr;
   std::size_t bytes;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
-    CHECK(check_distinct(sendbuf, recvbuf, bytes));
-  }
+  CHECK(check_reduce_buffers(sendbuf, recvbuf, count, type, &t, &bytes));
   coll::Reduction r;
   Form form;
   CHECK(reduction_for(op, type, count, &r, &form, &t));
@@ -444,12 +473,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   const Datatype* t = nullptr;
   std::size_t bytes;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  CHECK(check_root(c, root));
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
-  } else if (c->rank != root) {
-    return refuse(c, in_place_not_here("sendbuf", "MPI_Reduce"));
-  }
+  CHECK(check_rooted(c, root, "MPI_Reduce", "sendbuf", sendbuf, count, type, &t, &bytes));
   const bool at_root = c->rank == root;
   if (at_root) {
     CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
@@ -497,11 +521,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
   const Datatype* t = nullptr;
   std::size_t bytes;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  CHECK(bytes_of("recvbuf", recvbuf, count, type, &t, &bytes));
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, count, type, &t, &bytes));
-    CHECK(check_distinct(sendbuf, recvbuf, bytes));
-  }
+  CHECK(check_reduce_buffers(sendbuf, recvbuf, count, type, &t, &bytes));
   coll::Reduction r;
   Form form;
   CHECK(reduction_for(op, type, count, &r, &form, &t));
@@ -610,15 +630,10 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (Comm* ic = intercomm_or_null(comm)) return inter_gather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   BEGIN("MPI_Gather");
-  CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
-  } else if (c->rank != root) {
-    return refuse(c, in_place_not_here("sendbuf", "MPI_Gather"));
-  }
+  CHECK(check_rooted(c, root, "MPI_Gather", "sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
   const bool at_root = c->rank == root;
   if (at_root) {
     CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
@@ -655,15 +670,10 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                          root);
   }
   BEGIN("MPI_Gatherv");
-  CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, unused = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
-  } else if (c->rank != root) {
-    return refuse(c, in_place_not_here("sendbuf", "MPI_Gatherv"));
-  }
+  CHECK(check_rooted(c, root, "MPI_Gatherv", "sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
   const bool at_root = c->rank == root;
   VBuffer out;
   if (at_root) {
@@ -689,15 +699,10 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (Comm* ic = intercomm_or_null(comm)) return inter_scatter(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   BEGIN("MPI_Scatter");
-  CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
   const bool in_place = recvbuf == MPI_IN_PLACE;
-  if (!in_place) {
-    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
-  } else if (c->rank != root) {
-    return refuse(c, in_place_not_here("recvbuf", "MPI_Scatter"));
-  }
+  CHECK(check_rooted(c, root, "MPI_Scatter", "recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   const bool at_root = c->rank == root;
   if (at_root) {
     CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
@@ -733,15 +738,10 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
                           root);
   }
   BEGIN("MPI_Scatterv");
-  CHECK(check_root(c, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t rbytes = 0, unused = 0;
   const bool in_place = recvbuf == MPI_IN_PLACE;
-  if (!in_place) {
-    CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
-  } else if (c->rank != root) {
-    return refuse(c, in_place_not_here("recvbuf", "MPI_Scatterv"));
-  }
+  CHECK(check_rooted(c, root, "MPI_Scatterv", "recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
   const bool at_root = c->rank == root;
   VBuffer in;
   if (at_root) {
@@ -766,14 +766,9 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (Comm* ic = intercomm_or_null(comm)) return inter_allgather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   BEGIN("MPI_Allgather");
   const Datatype *st = nullptr, *rt = nullptr;
-  std::size_t sbytes = 0, rbytes = 0;
+  std::size_t rbytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
-    if (sbytes != rbytes) return refuse(c, fail(Err::truncate, "MPI_Allgather: send and receive sizes differ"));
-    CHECK(check_distinct(sendbuf, recvbuf, rbytes));
-  }
+  CHECK(check_equal_blocks("MPI_Allgather", sendbuf, sendcount, sendtype, &st, recvbuf, recvcount, recvtype, &rt, &rbytes));
   // Every member ends with every member's block (rbytes > 0): the outcome may settle. With
   // BLANK gaps the gap slots are not the algorithm's, so such a view does not settle.
   const bool from_everyone =
@@ -835,14 +830,9 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   if (Comm* ic = intercomm_or_null(comm)) return inter_alltoall(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   BEGIN("MPI_Alltoall");
   const Datatype *st = nullptr, *rt = nullptr;
-  std::size_t sbytes = 0, rbytes = 0;
+  std::size_t rbytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
-  if (!in_place) {
-    CHECK(bytes_of("sendbuf", sendbuf, sendcount, sendtype, &st, &sbytes));
-    if (sbytes != rbytes) return refuse(c, fail(Err::truncate, "MPI_Alltoall: send and receive sizes differ"));
-    CHECK(check_distinct(sendbuf, recvbuf, rbytes));
-  }
+  CHECK(check_equal_blocks("MPI_Alltoall", sendbuf, sendcount, sendtype, &st, recvbuf, recvcount, recvtype, &rt, &rbytes));
   if (moves_in_place(st) && moves_in_place(rt)) {
     return finish(c, coll::alltoall(call.view, p2p, in_place_or(sendbuf), rbytes, recvbuf),
                   "MPI_Alltoall");
