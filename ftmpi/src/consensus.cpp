@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
 #include "ftmpi_knobs/knobs.h"
-#include "ftmpi_proto/wire.h"
 #include "match_bits.h"
 
 namespace ftmpi {
@@ -18,39 +16,6 @@ constexpr int kDecision = 2;
 constexpr int kHeld = 3;
 constexpr int kCommit = 4;
 constexpr std::size_t kMaxMessage = 256 << 10;
-
-struct Header {
-  std::int32_t type;
-  std::int32_t sender_rank;
-};
-
-// A decision travels as: u32 list of failed ranks | u32 count | count x (u32 rank, u32 length,
-// bytes), in the protocol library's codec (little-endian, bounds-checked reads).
-std::vector<std::uint8_t> encode(const Decision& d) {
-  proto::WireWriter w;
-  w.i32_list(d.failed);
-  w.u32(static_cast<std::uint32_t>(d.contributions.size()));
-  for (const auto& [rank, bytes] : d.contributions) {
-    w.i32(rank);
-    w.blob(bytes);
-  }
-  return std::move(w.bytes());
-}
-
-bool decode(const std::vector<std::uint8_t>& in, Decision* d) {
-  proto::WireReader r(in);
-  std::vector<int> failed = r.i32_list();
-  std::uint32_t n = r.u32();
-  std::vector<std::pair<int, std::vector<std::uint8_t>>> contributions;
-  for (std::uint32_t i = 0; i < n && r.status() == proto::ProtoStatus::ok; ++i) {
-    int rank = r.i32();
-    contributions.emplace_back(rank, r.blob());
-  }
-  if (r.finish() != proto::ProtoStatus::ok) return false;
-  d->failed = std::move(failed);
-  d->contributions = std::move(contributions);
-  return true;
-}
 
 // Whether a decision holds a contribution of Kind::uniform: every member reads the same bytes.
 bool is_uniform(const Decision& d) {
@@ -92,22 +57,17 @@ void Consensus::on_message(Request& r, void* self) {
 
 void Consensus::send(std::uint32_t proc, Key key, int type, int my_rank,
                      const std::vector<std::uint8_t>& body) {
-  std::vector<std::uint8_t> msg(sizeof(Header));
-  Header h{type, my_rank};
-  std::memcpy(msg.data(), &h, sizeof h);
-  msg.insert(msg.end(), body.begin(), body.end());
-  engine_->send_internal(proc, std::move(msg),
+  engine_->send_internal(proc, encode_consensus_message(ConsensusHeader{type, my_rank}, body),
                          match::make(key.first, engine_->my_proc(), static_cast<int>(key.second),
                                      match::Kind::consensus));
 }
 
 void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>& msg,
                        std::uint64_t bits) {
-  if (msg.size() < sizeof(Header)) return;  // malformed: drop
-  Header h;
-  std::memcpy(&h, msg.data(), sizeof h);
+  ConsensusHeader h;
+  std::vector<std::uint8_t> body;
+  if (!decode_consensus_message(msg, &h, &body)) return;  // malformed: drop
   Key key{match::context_of(bits), static_cast<std::uint32_t>(match::tag_of(bits))};
-  std::vector<std::uint8_t> body(msg.begin() + sizeof(Header), msg.end());
   if (h.type >= kFirstNoteType) {
     notes_[NoteKey{key.first, key.second, h.type, from_proc}] = std::move(body);
     return;
@@ -164,7 +124,7 @@ void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>&
 
 void Consensus::adopt(Instance& inst, std::vector<std::uint8_t> decision, std::uint32_t from) {
   Decision d;
-  inst.uniform = decode(decision, &d) && is_uniform(d);
+  inst.uniform = decode_decision(decision, &d) && is_uniform(d);
   inst.decided = true;
   inst.decision = std::move(decision);
   inst.decided_by = from;
@@ -326,7 +286,7 @@ bool Consensus::step(Ticket* t) {
           d.contributions.emplace_back(r, inst.contributions[r]);
         }
       }
-      adopt(inst, encode(d), engine_->my_proc());
+      adopt(inst, encode_decision(d), engine_->my_proc());
       inst.askers.clear();  // every live member gets the decision just below
       for (int r = 0; r < comm->size(); ++r) {
         if (r != comm->rank && !comm->is_failed(r)) {
@@ -396,7 +356,7 @@ bool Consensus::collect(Ticket* t, Decision* out, Err* e) {
     return true;
   }
   Instance& inst = instances_[t->key_];
-  if (!decode(inst.decision, out)) {
+  if (!decode_decision(inst.decision, out)) {
     *e = fail(Err::intern, "malformed agreement decision");
     return true;
   }
@@ -491,7 +451,7 @@ std::vector<std::uint8_t> Consensus::settled_decision(const Settled& s) {
   mine.insert(mine.end(), s.result.begin(), s.result.end());
   Decision d;
   d.contributions.emplace_back(s.rank, std::move(mine));
-  return encode(d);
+  return encode_decision(d);
 }
 
 }  // namespace ftmpi

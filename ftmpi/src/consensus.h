@@ -12,18 +12,12 @@
 #include <vector>
 
 #include "comm.h"
+#include "consensus_wire.h"
 #include "engine.h"
 #include "error.h"
 #include "match_bits.h"
 
 namespace ftmpi {
-
-struct Decision {
-  std::vector<int> failed;                                // ascending communicator ranks
-  std::vector<std::pair<int, std::vector<std::uint8_t>>> contributions;  // by rank, ascending
-  // A vote met a construction in the same instance (see Consensus::Kind).
-  bool mixed = false;
-};
 
 class Consensus {
  public:

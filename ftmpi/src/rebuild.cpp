@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 
 #include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/wire.h"
@@ -13,15 +12,11 @@
 namespace ftmpi {
 namespace {
 
-void put(std::vector<std::uint32_t>* w, std::uint32_t v) { w->push_back(v); }
-
 std::uint64_t now_ms() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                         std::chrono::steady_clock::now().time_since_epoch())
                                         .count());
 }
-
-constexpr char kHex[] = "0123456789abcdef";
 
 // A welcome carries the failed processes the survivor knows of. The daemon's report of a death
 // that happened before the replacement subscribed to reports (while it was starting) never
@@ -40,70 +35,6 @@ void adopt_failed_list(const std::vector<std::uint8_t>& body, Engine* engine) {
 }
 
 }  // namespace
-
-// Text form (it travels in an environment variable): hex of little-endian 32-bit words
-// base, count, leader, context, coll_context, comm_mode, msg_mode, coll_mode, sequence,
-// world size, world[...], then the context mask, one bit per pair.
-std::string RebuildPlan::encode() const {
-  std::vector<std::uint32_t> w;
-  for (std::uint32_t v : {base, count, leader, context, coll_context,
-                          static_cast<std::uint32_t>(comm_mode), static_cast<std::uint32_t>(msg_mode),
-                          static_cast<std::uint32_t>(coll_mode), sequence,
-                          static_cast<std::uint32_t>(world.size())}) {
-    put(&w, v);
-  }
-  for (std::uint32_t p : world) put(&w, p);
-  for (std::size_t i = 0; i < CommTable::kContextPairs; i += 32) {
-    std::uint32_t bits = 0;
-    for (std::size_t b = 0; b < 32; ++b) {
-      if (used.test(i + b)) bits |= 1u << b;
-    }
-    put(&w, bits);
-  }
-  std::string out;
-  out.reserve(w.size() * 8);
-  for (std::uint32_t v : w) {
-    for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kHex[(v >> shift) & 0xf]);
-  }
-  return out;
-}
-
-bool RebuildPlan::decode(const std::string& text, RebuildPlan* out) {
-  if (text.size() % 8 != 0) return false;
-  std::vector<std::uint32_t> w;
-  for (std::size_t i = 0; i < text.size(); i += 8) {
-    std::uint32_t v = 0;
-    for (std::size_t k = 0; k < 8; ++k) {
-      const char* at = std::strchr(kHex, text[i + k]);
-      if (at == nullptr || *at == '\0') return false;
-      v = (v << 4) | static_cast<std::uint32_t>(at - kHex);
-    }
-    w.push_back(v);
-  }
-  constexpr std::size_t kFixed = 10;
-  constexpr std::size_t kMaskWords = CommTable::kContextPairs / 32;
-  if (w.size() < kFixed || w[9] > match::kMaxProcesses || w.size() != kFixed + w[9] + kMaskWords) {
-    return false;
-  }
-  RebuildPlan p;
-  p.base = w[0];
-  p.count = w[1];
-  p.leader = w[2];
-  p.context = w[3];
-  p.coll_context = w[4];
-  p.comm_mode = static_cast<std::int32_t>(w[5]);
-  p.msg_mode = static_cast<std::int32_t>(w[6]);
-  p.coll_mode = static_cast<std::int32_t>(w[7]);
-  p.sequence = w[8];
-  p.world.assign(w.begin() + kFixed, w.begin() + kFixed + w[9]);
-  for (std::size_t i = 0; i < kMaskWords; ++i) {
-    for (std::size_t b = 0; b < 32; ++b) {
-      if (w[kFixed + w[9] + i] & (1u << b)) p.used.set(i * 32 + b);
-    }
-  }
-  *out = std::move(p);
-  return true;
-}
 
 int Rebuilder::timeout_ms() const {
   return static_cast<int>(knobs::integer(knobs::Id::rebuild_timeout)) * 1000;

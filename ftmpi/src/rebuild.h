@@ -24,25 +24,10 @@
 #include "consensus.h"
 #include "engine.h"
 #include "error.h"
+#include "rebuild_plan.h"
 #include "runtime.h"
 
 namespace ftmpi {
-
-struct RebuildPlan {
-  std::uint32_t base = 0;    // first new process index; also names the hand-shake
-  std::uint32_t count = 0;   // new processes
-  std::uint32_t leader = 0;  // process index of the survivor that asked for them
-  std::vector<std::uint32_t> world;  // MPI_COMM_WORLD rank -> process index, after the rebuild
-  std::uint32_t context = 0;
-  std::uint32_t coll_context = 1;
-  std::int32_t comm_mode = 0, msg_mode = 0, coll_mode = 0;
-  std::uint32_t sequence = 0;        // next agreement number on `context`
-  CommTable::ContextMask used;       // context ids in use by the survivors
-
-  std::string encode() const;
-  static bool decode(const std::string& text, RebuildPlan* out);
-  bool is_new(std::uint32_t proc) const { return proc >= base && proc < base + count; }
-};
 
 class Rebuilder {
  public:

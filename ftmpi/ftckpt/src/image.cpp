@@ -5,21 +5,41 @@
 #include <cstring>
 #include <string>
 
+#include "ftmpi_proto/wire.h"
+
 namespace ftckpt {
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x31544b4349544621ull;  // "!FTICKT1"
-constexpr std::size_t kHeader = 16, kEntry = 24;
+using ftmpi::proto::ProtoStatus;
+using ftmpi::proto::WireReader;
 
-std::uint64_t get_u64(const std::vector<char>& v, std::size_t at) {
-  std::uint64_t x;
-  std::memcpy(&x, v.data() + at, sizeof x);
-  return x;
+constexpr std::uint64_t kMagic = 0x31544b4349544621ull;  // "!FTICKT1"
+constexpr std::size_t kHeader = kImageHeaderBytes, kEntry = kImageEntryBytes;
+// More regions than any application registers: a header claiming more is not an image's.
+constexpr std::uint64_t kMaxRegions = 1u << 20;
+
+// Header and table are in the protocol library's codec (little-endian u64 fields, reads that
+// never pass the end). False when the header is not an image's.
+bool read_header(WireReader& r, std::uint64_t* regions) {
+  const std::uint64_t magic = r.u64(), n = r.u64();
+  if (r.status() != ProtoStatus::ok || magic != kMagic || n > kMaxRegions) return false;
+  *regions = n;
+  return true;
 }
 
-void put_u64(std::vector<char>* v, std::size_t at, std::uint64_t x) {
-  std::memcpy(v->data() + at, &x, sizeof x);
+// One table entry; false when truncated or when the region does not lie inside the image,
+// after its head (header and table, head_bytes).
+bool read_entry(WireReader& r, std::size_t head_bytes, std::size_t image_bytes, ImageEntry* e) {
+  const std::uint64_t id = r.u64(), off = r.u64(), len = r.u64();
+  if (r.status() != ProtoStatus::ok) return false;
+  if (off < head_bytes || off > image_bytes || len > image_bytes - off) return false;
+  *e = ImageEntry{static_cast<std::int64_t>(id), static_cast<std::size_t>(off), static_cast<std::size_t>(len)};
+  return true;
+}
+
+WireReader reader(const char* data, std::size_t n) {
+  return WireReader(reinterpret_cast<const std::uint8_t*>(data), n);
 }
 
 }  // namespace
@@ -31,25 +51,29 @@ std::size_t image_size(const std::map<int, Region>& regions) {
 }
 
 void build_image(const std::map<int, Region>& regions, std::vector<char>* image) {
-  image->resize(image_size(regions));
-  put_u64(image, 0, kMagic);
-  put_u64(image, 8, regions.size());
-  std::size_t entry = kHeader, data = kHeader + kEntry * regions.size();
+  ftmpi::proto::WireWriter head;
+  head.u64(kMagic);
+  head.u64(regions.size());
+  std::size_t data = kHeader + kEntry * regions.size();
   for (const auto& [id, r] : regions) {
-    put_u64(image, entry, static_cast<std::uint64_t>(static_cast<std::int64_t>(id)));
-    put_u64(image, entry + 8, data);
-    put_u64(image, entry + 16, r.bytes);
+    head.u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(id)));
+    head.u64(data);
+    head.u64(r.bytes);
+    data += r.bytes;
+  }
+  image->resize(data);  // keeps the capacity of the last save
+  std::memcpy(image->data(), head.bytes().data(), head.bytes().size());
+  data = head.bytes().size();
+  for (const auto& [id, r] : regions) {
     if (r.bytes) std::memcpy(image->data() + data, r.ptr, r.bytes);
-    entry += kEntry;
     data += r.bytes;
   }
 }
 
 std::size_t image_head_bytes(const char* header16) {
-  std::uint64_t magic, n;
-  std::memcpy(&magic, header16, sizeof magic);
-  std::memcpy(&n, header16 + 8, sizeof n);
-  if (magic != kMagic || n > (1u << 20)) return 0;
+  WireReader r = reader(header16, kHeader);
+  std::uint64_t n = 0;
+  if (!read_header(r, &n)) return 0;
   return kHeader + kEntry * static_cast<std::size_t>(n);
 }
 
@@ -58,30 +82,29 @@ bool image_entries(const char* head, std::size_t head_bytes, std::size_t image_b
   if (head_bytes < kHeader) return false;
   const std::size_t need = image_head_bytes(head);
   if (need == 0 || need > head_bytes || need > image_bytes) return false;
+  WireReader r = reader(head, need);
+  std::uint64_t n = 0;
+  (void)read_header(r, &n);  // checked by image_head_bytes
   out->clear();
-  for (std::size_t at = kHeader; at < need; at += kEntry) {
-    std::uint64_t id, off, len;
-    std::memcpy(&id, head + at, 8);
-    std::memcpy(&off, head + at + 8, 8);
-    std::memcpy(&len, head + at + 16, 8);
-    if (off < need || off > image_bytes || len > image_bytes - off) return false;
-    out->push_back(ImageEntry{static_cast<std::int64_t>(id), static_cast<std::size_t>(off),
-                              static_cast<std::size_t>(len)});
+  for (std::uint64_t e = 0; e < n; ++e) {
+    ImageEntry entry;
+    if (!read_entry(r, need, image_bytes, &entry)) return false;
+    out->push_back(entry);
   }
-  return true;
+  return r.finish() == ProtoStatus::ok;
 }
 
 bool find_region(const std::vector<char>& image, int id, const char** data, std::size_t* bytes) {
-  if (image.size() < kHeader || get_u64(image, 0) != kMagic) return false;
-  std::uint64_t n = get_u64(image, 8);
-  if (n > (image.size() - kHeader) / kEntry) return false;
+  WireReader r = reader(image.data(), image.size());
+  std::uint64_t n = 0;
+  if (!read_header(r, &n) || n > (image.size() - kHeader) / kEntry) return false;
+  const std::size_t head_bytes = kHeader + kEntry * static_cast<std::size_t>(n);
   for (std::uint64_t e = 0; e < n; ++e) {
-    std::size_t at = kHeader + kEntry * e;
-    if (static_cast<std::int64_t>(get_u64(image, at)) != id) continue;
-    std::uint64_t off = get_u64(image, at + 8), len = get_u64(image, at + 16);
-    if (off > image.size() || len > image.size() - off) return false;
-    *data = image.data() + off;
-    *bytes = len;
+    ImageEntry entry;
+    if (!read_entry(r, head_bytes, image.size(), &entry)) return false;
+    if (entry.id != id) continue;
+    *data = image.data() + entry.offset;
+    *bytes = entry.bytes;
     return true;
   }
   return false;
