@@ -81,5 +81,6 @@ for args in "simulate --work inf" "simulate --work nan" "simulate --mtbf inf,100
   # shellcheck disable=SC2086
   err=$( (ulimit -v $vm_limit; timeout 10 "$bin/ftckpt-plan" $args) 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] || fail "ftckpt-plan $args: exit $rc, expected 2 ($err)"
+  grep -q "usage: " <<<"$err" || fail "ftckpt-plan $args: no usage line in: $err"
 done
 echo "bad input OK"
