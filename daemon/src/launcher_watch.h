@@ -8,6 +8,8 @@
 // after a grace period; the ranks, tied to the daemon by PR_SET_PDEATHSIG(SIGKILL), die with it.
 // Before it does, it has `/bin/rm -rf` remove the run directory, when it was given one (a private
 // daemon's directory was made for it alone): a stuck loop never reaches its own clean-up.
+// And first it has `ftmpid --end-children-of` end the ranks and remove their /dev/shm segments
+// (orphan_sweep.h), which their death by PR_SET_PDEATHSIG would leave behind.
 #pragma once
 
 #include <chrono>

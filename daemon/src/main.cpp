@@ -12,6 +12,7 @@
 #include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/unix_socket.h"
 #include "log.h"
+#include "orphan_sweep.h"
 
 namespace {
 
@@ -34,6 +35,13 @@ void usage(FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Internal: the stuck-daemon watchdog's helper (orphan_sweep.h), not a user option.
+    if (argc == 3 && std::strcmp(argv[1], "--end-children-of") == 0) {
+        const long parent = std::strtol(argv[2], nullptr, 10);
+        if (parent <= 1) return 2;
+        (void)ftmpi::daemon::end_children_of(static_cast<pid_t>(parent));
+        return 0;
+    }
     ftmpi::daemon::DaemonOptions opts;
     opts.socket_path = ftmpi::proto::default_socket_path();
     if (ftmpi::knobs::text(ftmpi::knobs::Id::bind) == "none")

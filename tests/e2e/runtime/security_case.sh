@@ -147,11 +147,12 @@ idle_connection)  # an authenticated connection that launches nothing does not k
     expect_gone "$dpid" "the daemon (an idle connection kept it)" 40
     wait "$holder" || fail "the idle connection was not closed: $(cat "$T/hold.out")" ;;
 launcher_killed | launcher_killed_stalled)
-    # mpirun SIGKILLed: the daemon and every rank go, also when the daemon's loop is stuck
-    # (FTMPI_TEST_DAEMON_STALL: a daemon that no longer runs its loop, as in a deadlock).
+    # mpirun SIGKILLed: the daemon and every rank go, and the ranks' /dev/shm segments, also
+    # when the daemon's loop is stuck (FTMPI_TEST_DAEMON_STALL: a daemon that no longer runs its
+    # loop, as in a deadlock). The ranks are MPI processes (they have segments).
     limit=30
     if [ "$CASE" = launcher_killed_stalled ]; then export FTMPI_TEST_DAEMON_STALL=1; limit=100; fi
-    "$MPIRUN" -n 4 "$BIN/pmix_rank" sleep >"$T/out" 2>"$T/err" &
+    "$MPIRUN" -n 4 "$BIN/signal_self" sleep >"$T/out" 2>"$T/err" &
     MP=$!
     wait_pid_files 4
     dpid=$(private_daemon_of "$MP")
@@ -163,7 +164,12 @@ launcher_killed | launcher_killed_stalled)
     expect_ranks_gone 20
     # Also when the loop was stuck: the watchdog has rm remove it just before it ends the daemon.
     for _ in $(seq 50); do [ -e "$rundir" ] || break; sleep 0.1; done
-    [ ! -e "$rundir" ] || fail "run directory $rundir left behind" ;;
+    [ ! -e "$rundir" ] || fail "run directory $rundir left behind"
+    for f in "$T"/pid.*; do
+        p=$(cat "$f")
+        left=$(ls /dev/shm | grep -E "^(ftmpi-ring\.$p\.|$p:)")
+        [ -z "$left" ] || fail "rank pid $p left /dev/shm segments: $left"
+    done ;;
 launch_interrupted)  # mpirun SIGKILLed while 142 ranks are being started: the launch stops
     "$MPIRUN" -n 142 "$BIN/pmix_rank" sleep >"$T/out" 2>"$T/err" &
     MP=$!
