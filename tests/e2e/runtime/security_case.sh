@@ -104,30 +104,40 @@ forged_event)  # a rank forges failure events: nobody is declared failed (SHRINK
         [ "$RC" -eq 0 ] || fail "$mode: mpirun exit $RC"
         grep -q 'forged_event OK' "$T/out" || fail "$mode: no OK line"
     done ;;
-precreated)  # another user pre-created our run directory's name: a FIFO at the token path,
-             # a symlink, a plain file. The job neither blocks nor uses them.
+precreated)  # another user pre-created our run directory's name: a directory with FIFOs at the
+             # socket and token paths and a symlink at the registry's, a symlink to its own
+             # directory, a plain file, a FIFO, a mode-0700 directory of its own, a dangling
+             # symlink. The job neither blocks nor uses them.
     need_root
     unset FTMPI_DAEMON_SOCKET
     mkdir -m 1777 "$T/tmp"
     export TMPDIR=$T/tmp
     base=$TMPDIR/ftmpi-$(id -u)
     mkdir -m 700 "$T/victim-target"
-    for kind in fifo symlink file; do
+    for kind in fifo symlink file fifo_itself private_dir dangling; do
         rm -rf "$base" "$T/nobody-dir"
         case $kind in
-        fifo) as_nobody sh -c "mkdir -m 777 '$base' && mkfifo -m 666 '$base/ftmpid.sock.token'" ;;
-        symlink) as_nobody sh -c "mkdir -m 777 '$T/nobody-dir' 2>/dev/null; ln -s '$T/nobody-dir' '$base'" ;;
+        fifo) as_nobody sh -c "mkdir -m 777 '$base' && mkfifo -m 666 '$base/ftmpid.sock.token' &&
+                               mkfifo -m 666 '$base/ftmpid.sock' && ln -s /etc '$base/daemons'" ;;
+        symlink)  # to a directory of the other user's (made here: $T is not writable for it)
+            mkdir -m 777 "$T/nobody-dir" && chown $NOBODY:$NOBODY "$T/nobody-dir"
+            as_nobody ln -s "$T/nobody-dir" "$base" ;;
         file) as_nobody sh -c "echo bait > '$base'" ;;
+        fifo_itself) as_nobody mkfifo -m 666 "$base" ;;
+        private_dir) as_nobody mkdir -m 700 "$base" ;;   # the right mode, the wrong owner
+        dangling) as_nobody ln -s /nonexistent/ftmpi "$base" ;;
         esac
         timeout -s KILL 30 "$MPIRUN" -n 2 "$BIN/pmix_rank" exchange >"$T/out" 2>"$T/err"
         RC=$?
         [ "$RC" -eq 0 ] || fail "$kind: mpirun exit $RC (137: blocked)"
         [ "$(grep -c 'exchange ok' "$T/out")" -eq 2 ] || fail "$kind: not every rank finished"
         if [ "$kind" = fifo ]; then
-            [ "$(ls -A "$base")" = "ftmpid.sock.token" ] || fail "fifo: something was created in the other user's directory"
+            [ "$(ls -A "$base" | tr '\n' ' ')" = "daemons ftmpid.sock ftmpid.sock.token " ] ||
+                fail "fifo: something was created in the other user's directory: $(ls -A "$base")"
         fi
         if [ "$kind" = symlink ]; then
-            [ -z "$(ls -A "$T/nobody-dir")" ] || fail "symlink: something was created through the other user's symlink"
+            [ -d "$T/nobody-dir" ] && [ -z "$(ls -A "$T/nobody-dir")" ] ||
+                fail "symlink: something was created through the other user's symlink"
         fi
         [ -z "$(ls -A "$TMPDIR" | grep -v "^ftmpi-$(id -u)$")" ] || fail "$kind: run directory left behind: $(ls -A "$TMPDIR")"
     done ;;
