@@ -16,5 +16,8 @@ while read -r name; do
   grep -qx -- "$sym" <<<"$exported" || { echo "FAIL: $lib does not export $sym ($name)"; fail=1; }
 done <"$gen/names.txt"
 [ "$n" -gt 150 ] || { echo "FAIL: only $n bindings listed in $gen/names.txt"; fail=1; }
-[ $fail -eq 0 ] && echo "coverage: $n Fortran bindings, all exported: PASS"
+# The split the READMEs quote (fortran/README.md "How it is built"): generated wrappers vs
+# the ones written by hand in fortran/src.
+generated=$(grep -cE '^(int|void|double) ' "$gen/ftmpi_fortran_gen.c")
+[ $fail -eq 0 ] && echo "coverage: $n Fortran bindings ($generated generated, $((n - generated)) by hand), all exported: PASS"
 exit $fail
