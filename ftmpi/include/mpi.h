@@ -32,8 +32,8 @@ typedef struct MPI_Status {
   int MPI_SOURCE;
   int MPI_TAG;
   int MPI_ERROR;
-  int ftmpi_count_lo;  /* received bytes, low 31 bits */
-  int ftmpi_count_hi_cancelled; /* high bits << 1 | cancelled */
+  int ftmpi_count_lo;  /* received bytes, low 32 bits */
+  int ftmpi_count_hi_cancelled; /* bits 32..62 << 1 | cancelled */
 } MPI_Status;
 
 #define MPI_STATUS_IGNORE ((MPI_Status *)0)

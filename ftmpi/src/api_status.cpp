@@ -40,8 +40,11 @@ int set_elements(MPI_Status* status, MPI_Datatype type, MPI_Count count) {
   Err e = status == nullptr ? fail(Err::arg, "status pointer is NULL") : Err::ok;
   if (e == Err::ok && count < 0) e = fail(Err::count, "count %lld is negative", count);
   if (e == Err::ok) e = find_type(type, &t);
-  if (e == Err::ok && t->size != 0 && static_cast<unsigned long long>(count) > (1ull << 62) / t->size) {
-    e = fail(Err::count, "%lld elements of %zu bytes do not fit a status", count, t->size);
+  // A status holds any byte count an MPI_Count can (status_count.h).
+  if (e == Err::ok && t->size != 0 &&
+      static_cast<unsigned long long>(count) > static_cast<unsigned long long>(LLONG_MAX) / t->size) {
+    e = fail(Err::count, "%lld elements of %zu bytes are more than an MPI_Count of bytes", count,
+             t->size);
   }
   if (e != Err::ok) return raise_world(e);
   status_set_bytes(status, bytes_for_elements(*t, count), status_cancelled(status));

@@ -59,6 +59,9 @@ struct Comm {
   // (nbc.cpp): every member numbers them alike, and the number keeps their messages apart.
   std::uint32_t nbc_context = 0;
   std::uint32_t nbc_started = 0;
+  // Constructions begun on it (dup, split, create): with the context id, the order in which
+  // concurrent ones may offer their context ids (context_claims.h), the same in every member.
+  std::uint64_t constructions = 0;
 
   // Cartesian or graph topology (MPI_Cart_create, MPI_Graph_create); shared by MPI_Comm_dup.
   std::shared_ptr<const Topology> topology;

@@ -227,6 +227,7 @@ void Consensus::begin(Comm* comm, Kind kind, const std::vector<std::uint8_t>& mi
 void Consensus::claim_instance(Ticket* t) {
   std::uint32_t& next = sequence_of(t->comm_->context);
   t->key_ = Key{t->comm_->context, next};
+  uncollected_.insert(t->key_);
   next = (next + 1) & kSeqMask;
   instances_[t->key_].procs = t->comm_->procs;
   t->asked_ = -1;
@@ -346,6 +347,7 @@ bool Consensus::drive_commit(Ticket* t, Instance& inst) {
 
 bool Consensus::collect(Ticket* t, Decision* out, Err* e) {
   *e = Err::ok;
+  if (auto it = uncollected_.find(t->key_); it != uncollected_.end()) uncollected_.erase(it);
   if (t->everyone_failed_) {
     *e = fail_report(failure_err(*t->comm_), "every process of %s has failed", t->comm_->name.c_str());
     return true;
@@ -385,11 +387,14 @@ void Consensus::forget_before(Key key) {
   // ATOMIC collective would leave its instance behind for the life of the process.
   // Numbers wrap (kSeqMask): "before" is up to half the number space behind; instances ahead
   // (contributions of members already in the next agreement) stay. A context keeps two or
-  // three instances, so the walk is short.
+  // three instances, so the walk is short. Instances this process has not collected yet stay
+  // too: with several duplications under way at once (MPI_Comm_idup), a later one can be
+  // decided first, and the earlier ones' contributions and decisions are still needed.
   for (auto it = instances_.lower_bound(Key{key.first, 0});
        it != instances_.end() && it->first.first == key.first;) {
     const std::uint32_t behind = (key.second - it->first.second) & kSeqMask;
-    it = behind >= 2 && behind <= kSeqMask / 2 ? instances_.erase(it) : std::next(it);
+    const bool old = behind >= 2 && behind <= kSeqMask / 2;
+    it = old && uncollected_.count(it->first) == 0 ? instances_.erase(it) : std::next(it);
   }
   if (auto it = settled_.find(key.first); it != settled_.end()) {
     for (Settled& s : it->second.slot) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -171,6 +172,11 @@ class Consensus {
   Engine* engine_;
   std::map<Key, Instance> instances_;
   std::vector<Ticket*> active_;  // tickets not yet done, advanced on every event
+  // The instances of this process's tickets not yet collected (done or not): forget_before()
+  // keeps them. Several agreements of one communicator are under way at once when
+  // MPI_Comm_idup runs several duplications (nbc.h): a later one may be decided, and collected,
+  // before an earlier one.
+  std::multiset<Key> uncollected_;
   // Sequence numbers travel in the 24 tag bits of the match bits and wrap there; only the
   // current and the previous instance of a context are ever kept (forget_before), so a
   // wrapped number never meets an old instance.

@@ -1,6 +1,9 @@
 #include "construct.h"
+#include "coll_p2p.h"
 #include "monitor.h"
 
+#include <ftmpi/coll/collectives.h>
+#include <ftmpi/coll/ops.h>
 #include <ftmpi/debug_log.h>
 
 #include <algorithm>
@@ -45,6 +48,14 @@ std::string host_of(const std::vector<std::uint8_t>& in) {
   return std::string(in.begin() + kMaskBytes + 9, in.end());
 }
 
+// The ids this process uses, without the "not offered" flag (a mask adopted from a union,
+// rebuild.cpp, may carry it).
+CommTable::ContextMask local_used(const CommTable& comms) {
+  CommTable::ContextMask m = comms.used_contexts();
+  m.reset(ContextClaims::kNotOffered);
+  return m;
+}
+
 void index_procs(Comm* c, std::size_t nprocs_hint) {
   std::size_t n = nprocs_hint;
   for (std::uint32_t p : c->procs) n = std::max<std::size_t>(n, p + 1);
@@ -55,7 +66,7 @@ void index_procs(Comm* c, std::size_t nprocs_hint) {
 }  // namespace
 
 std::uint32_t Constructor::take_context(CommTable::ContextMask* used) {
-  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+  for (std::size_t i = 0; i < ContextClaims::kNotOffered; ++i) {
     if (!used->test(i)) {
       used->set(i);
       auto context = static_cast<std::uint32_t>(2 * i);
@@ -162,12 +173,16 @@ bool decision_repairs(const Comm& parent, const Decision& d) {
 
 }  // namespace
 
-Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key,
+Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, bool offer,
                                   Agreed* out, const std::string& host) {
   Decision d;
   // The last byte says whether the parent is revoked here (MPIX_Comm_revoke, ulfm.cpp): the
   // notice reaches members at different times, the decision makes the outcome uniform.
-  std::vector<std::uint8_t> mine = encode_mask(comms_->used_contexts(), color, key);
+  // The mask is the real one even when not offered (a repair takes its id from the union, as
+  // before); the flag only keeps the construction's own pick from it.
+  CommTable::ContextMask used = local_used(*comms_);
+  used.set(ContextClaims::kNotOffered, !offer);
+  std::vector<std::uint8_t> mine = encode_mask(used, color, key);
   mine.push_back(parent->revoked ? 1 : 0);
   mine.insert(mine.end(), host.begin(), host.end());
   if (Err e = consensus_->agree(parent, Consensus::Kind::construction, mine, &d); e != Err::ok) {
@@ -187,7 +202,7 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
     return fail(Err::proc_failed, "%s has failed processes (rank %d first); shrink it with "
                 "MPIX_Comm_shrink", parent->name.c_str(), d.failed.front());
   }
-  out->used = comms_->used_contexts();
+  out->used = local_used(*comms_);
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &out->used);
   out->contributions = std::move(d.contributions);
   out->procs_before = parent->procs;
@@ -201,7 +216,7 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
     if (rebuilt) {
       // SPEC 4.7: the construction is an ordinary collective over the repaired communicator,
       // which the replacements join with the same constructor call.
-      return agree_and_repair(parent, color, key, out);
+      return agree_and_repair(parent, color, key, offer, out);
     }
   }
   return Err::ok;
@@ -218,11 +233,69 @@ std::unique_ptr<Comm> Constructor::child_of(const Comm& parent, std::uint32_t co
   return c;
 }
 
+namespace {
+
+// One construction's place among this process's pending ones, from start to every return.
+class Claim {
+ public:
+  Claim(ContextClaims* claims, Comm* parent) : claims_(claims), key_(claims->enter(parent)) {}
+  ~Claim() { claims_->leave(key_); }
+  Claim(const Claim&) = delete;
+  Claim& operator=(const Claim&) = delete;
+  ContextClaims::Key key() const { return key_; }
+  bool try_offer() { return claims_->try_offer(key_); }
+
+ private:
+  ContextClaims* claims_;
+  ContextClaims::Key key_;
+};
+
+}  // namespace
+
+Err Constructor::pick_context(Comm* parent, ContextClaims::Key claim, CommTable::ContextMask used,
+                              std::uint32_t* context) {
+  // The agreement's decision (or the allreduce's result) is the same at every member, so all
+  // of them take the same number of rounds. The rounds run on the parent's collective
+  // context like a collective of the construction itself (MPI orders those on a
+  // communicator; a nonblocking duplication has its own tags, nbc.h).
+  int rounds = 0;
+  while (used.test(ContextClaims::kNotOffered)) {
+    claims_.release(claim);
+    CommTable::ContextMask mine = local_used(*comms_);
+    const bool offer = claims_.try_offer(claim);
+    mine.set(ContextClaims::kNotOffered, !offer);
+    ++rounds;
+    std::vector<std::uint8_t> bytes = encode_mask(mine, 0, 0);
+    bytes.resize(kMaskBytes);
+    coll::Reduction r;
+    (void)coll::predefined_reduction(coll::Op::bor, coll::Kind::byte, bytes.size(), &r);
+    coll::View view;
+    CommP2P::view_of(*parent, &view);
+    CommP2P p2p(engine_, parent);
+    if (coll::allreduce(view, p2p, coll::in_place, bytes.data(), r) != coll::Status::ok) {
+      return fail_report(failure_err(*parent), "%s: a process failed while the members chose "
+                         "the new communicator's context id", parent->name.c_str());
+    }
+    used = local_used(*comms_);
+    merge_mask(bytes, &used);
+    FTMPI_DLOG("construct", "context %u (construction %llu): round %d, offered %d, usable %d",
+               parent->context, static_cast<unsigned long long>(claim.second), rounds,
+               offer ? 1 : 0, used.test(ContextClaims::kNotOffered) ? 0 : 1);
+  }
+  *context = take_context(&used);
+  claims_.release(claim);
+  FTMPI_DLOG("construct", "context %u (construction %llu): new context %u after %d extra round(s)",
+             parent->context, static_cast<unsigned long long>(claim.second), *context, rounds);
+  if (*context == 0) return fail(Err::intern, "out of context ids");
+  return Err::ok;
+}
+
 Err Constructor::dup(Comm* parent, MPI_Comm* out) {
+  Claim claim(&claims_, parent);
   Agreed a;
-  if (Err e = agree_and_repair(parent, 0, 0, &a); e != Err::ok) return e;
-  std::uint32_t context = take_context(&a.used);
-  if (context == 0) return fail(Err::intern, "out of context ids");
+  if (Err e = agree_and_repair(parent, 0, 0, claim.try_offer(), &a); e != Err::ok) return e;
+  std::uint32_t context = 0;
+  if (Err e = pick_context(parent, claim.key(), a.used, &context); e != Err::ok) return e;
   std::unique_ptr<Comm> c = child_of(*parent, context);
   c->procs = parent->procs;
   c->rank_of_proc = parent->rank_of_proc;
@@ -247,11 +320,14 @@ Err Constructor::split_by_host(Comm* parent, bool member, int key, const std::st
 
 Err Constructor::split_among(Comm* parent, int color, int key, const std::string& host,
                              MPI_Comm* out) {
+  Claim claim(&claims_, parent);
   Agreed a;
-  if (Err e = agree_and_repair(parent, color, key, &a, host); e != Err::ok) return e;
+  if (Err e = agree_and_repair(parent, color, key, claim.try_offer(), &a, host); e != Err::ok) {
+    return e;
+  }
   // One context serves every color: the new communicators are disjoint.
-  std::uint32_t context = take_context(&a.used);
-  if (context == 0) return fail(Err::intern, "out of context ids");
+  std::uint32_t context = 0;
+  if (Err e = pick_context(parent, claim.key(), a.used, &context); e != Err::ok) return e;
   *out = MPI_COMM_NULL;
   if (color == MPI_UNDEFINED) {
     // No communicator here holds the id, so nothing would ever release it: thousands of
@@ -284,13 +360,13 @@ Err Constructor::split_among(Comm* parent, int color, int key, const std::string
 }
 
 std::vector<std::uint8_t> Constructor::shrink_contribution() const {
-  return encode_mask(comms_->used_contexts(), 0, 0);
+  return encode_mask(local_used(*comms_), 0, 0);
 }
 
 Err Constructor::shrink_build(Comm* parent, const Decision& d, MPI_Comm* out) {
   // Failures someone else saw first become ours too (same path as a daemon notification).
   engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
-  CommTable::ContextMask used = comms_->used_contexts();
+  CommTable::ContextMask used = local_used(*comms_);
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &used);
   std::uint32_t context = take_context(&used);
   if (context == 0) return fail(Err::intern, "out of context ids");

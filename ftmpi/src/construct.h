@@ -8,6 +8,7 @@
 
 #include "comm.h"
 #include "consensus.h"
+#include "context_claims.h"
 #include "engine.h"
 #include "rebuild.h"
 #include "error.h"
@@ -44,8 +45,14 @@ class Constructor {
     CommTable::ContextMask used;              // union over the members
   };
   // `host` (split_by_host) follows the revoked byte in the contribution.
-  Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, Agreed* out,
-                       const std::string& host = {});
+  // `offer`: this member offers its free context ids in the agreement (context_claims.h).
+  Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, bool offer,
+                       Agreed* out, const std::string& host = {});
+  // The new communicator's context id from the agreed union `used` (taken here). A union some
+  // member did not offer into is unusable everywhere alike: rounds of an allreduce of the
+  // masks over the parent follow until every member offers in the same round.
+  Err pick_context(Comm* parent, ContextClaims::Key claim, CommTable::ContextMask used,
+                   std::uint32_t* context);
   Err split_among(Comm* parent, int color, int key, const std::string& host, MPI_Comm* out);
   // *rebuilt: new processes joined, so the construction needs an agreement that includes them.
   Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used, bool* rebuilt);
@@ -57,6 +64,7 @@ class Constructor {
   Engine* engine_;
   Consensus* consensus_;
   Rebuilder* rebuilder_;
+  ContextClaims claims_;
 };
 
 }  // namespace ftmpi

@@ -233,7 +233,9 @@ std::size_t unpack_part(const void* in, std::size_t offset, std::size_t bytes, v
 int element_count(const Datatype& t, std::size_t bytes) {
   if (t.size == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
   if (bytes % t.size != 0) return MPI_UNDEFINED;
-  return static_cast<int>(bytes / t.size);
+  // MPI-3.1 3.2.5: MPI_UNDEFINED also when the count does not fit the int.
+  const std::size_t n = bytes / t.size;
+  return n > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
 }
 
 long long basic_element_count_x(const Datatype& t, std::size_t bytes) {

@@ -154,7 +154,8 @@ struct Intercomms::Across {
 std::size_t Intercomms::nprocs() const { return comms_->world()->rank_of_proc.size(); }
 
 std::uint32_t Intercomms::take_context(const CommTable::ContextMask& used) {
-  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+  // The last pair is the "not offered" flag of intracommunicator constructions (context_claims.h).
+  for (std::size_t i = 0; i < ContextClaims::kNotOffered; ++i) {
     if (!used.test(i)) {
       auto context = static_cast<std::uint32_t>(2 * i);
       comms_->mark_context_used(context);
@@ -393,7 +394,8 @@ Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
 
 Err Intercomms::dup(Comm* ic, MPI_Comm* out) {
   auto plan = [&](const Across&, Channel* ch, std::vector<std::uint8_t>*) {
-    *ch = Channel{ic, 0, ic->coll_context, kDupTag};
+    // A nonblocking duplication (MPI_Comm_idup) keeps its exchange apart from the others under way.
+    *ch = Channel{ic, 0, ic->coll_context, kDupTag + Nbc::tag_offset()};
     return Err::ok;
   };
   Across a;

@@ -1,6 +1,7 @@
 /* Application error classes and codes, MPI_Comm_call_errhandler, the MPI_Status_set_* calls,
  * MPI_Request_get_status, the MPI_Count ("_x") queries, datatype names and
  * MPI_Comm_dup_with_info(MPI_INFO_NULL). Prints "status_errors: OK" on rank 0. */
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +77,33 @@ static void status_calls(void) {
   CHECK(x == (MPI_Count)3 << 32, "large elements_x %lld", x);
   MPI_Get_elements(&st, MPI_BYTE, &n);
   CHECK(n == MPI_UNDEFINED, "elements beyond an int: %d", n);
+  /* MPI-3.1 3.2.5 and 4.1.11: any MPI_Count of bytes, up to 2^63 - 1, comes back exactly from
+   * the _x form; the int forms say MPI_UNDEFINED; the cancelled flag is kept. */
+  static const MPI_Count big[] = {0x3654321f71234567LL, 0x7654321f71234567LL,
+                                  0x7654321ff1234567LL, 0x7fffffffffffffffLL};
+  for (int i = 0; i < 4; ++i) {
+    MPI_Status_set_cancelled(&st, i % 2);
+    CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, big[i]) == MPI_SUCCESS, "set %llx", (long long)big[i]);
+    MPI_Get_elements_x(&st, MPI_BYTE, &x);
+    MPI_Test_cancelled(&st, &flag);
+    CHECK(x == big[i] && flag == i % 2, "got %llx cancelled %d for %llx", (long long)x, flag,
+          (long long)big[i]);
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    CHECK(n == MPI_UNDEFINED, "count of %llx bytes: %d", (long long)big[i], n);
+    MPI_Get_elements(&st, MPI_BYTE, &n);
+    CHECK(n == MPI_UNDEFINED, "elements of %llx bytes: %d", (long long)big[i], n);
+  }
+  MPI_Status_set_elements_x(&st, MPI_INT, (MPI_Count)INT_MAX + 1); /* 2^31 ints: 2^33 bytes */
+  MPI_Get_count(&st, MPI_INT, &n);
+  MPI_Get_elements_x(&st, MPI_INT, &x);
+  CHECK(n == MPI_UNDEFINED && x == (MPI_Count)INT_MAX + 1, "2^31 ints: count %d elements_x %lld", n, x);
+  MPI_Status_set_elements_x(&st, MPI_INT, INT_MAX);
+  MPI_Get_count(&st, MPI_INT, &n);
+  CHECK(n == INT_MAX, "INT_MAX ints: count %d", n);
+  /* 2^62 ints are 2^64 bytes: more than an MPI_Count holds, refused. */
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(MPI_Status_set_elements_x(&st, MPI_INT, (MPI_Count)1 << 62), &cls);
+  CHECK(cls == MPI_ERR_COUNT, "2^64 bytes: class %d, not MPI_ERR_COUNT", cls);
   MPI_Status_set_cancelled(&st, 1);
   MPI_Test_cancelled(&st, &flag);
   CHECK(flag == 1, "cancelled");
