@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api_request.h"
+#include "datatype_signature.h"
 #include "library.h"
 #include "status_count.h"
 
@@ -17,22 +18,13 @@ Err find_type(MPI_Datatype h, const Datatype** t) {
   return lib().types.find(h, t);
 }
 
-// The byte count that makes MPI_Get_elements(type) say `count`: whole elements, then the
-// basic elements of a partial one (found by bisection: the element count grows with bytes).
-std::size_t bytes_for_elements(const Datatype& t, MPI_Count count) {
-  const std::size_t n = static_cast<std::size_t>(count);
-  if (t.size == 0 || n == 0) return 0;
-  std::size_t lo = 0, hi = n * t.size;  // every element holds at least one basic element
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    const long long got = basic_element_count_x(t, mid);
-    if (got != MPI_UNDEFINED && static_cast<std::size_t>(got) >= n) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return lo;
+// The byte count that makes MPI_Get_elements(type) say `count` (basic elements). A status
+// holds up to 2^63 - 1 bytes (status_count.h); a count that needs more is refused (false).
+bool bytes_for_elements(const Datatype& t, MPI_Count count, std::size_t* bytes) {
+  *bytes = 0;
+  if (t.size == 0) return true;  // nothing to count in: MPI_Get_elements says 0, as before
+  return signature_bytes(*t.signature, static_cast<std::size_t>(count),
+                         static_cast<std::size_t>(LLONG_MAX), bytes);
 }
 
 int set_elements(MPI_Status* status, MPI_Datatype type, MPI_Count count) {
@@ -40,14 +32,13 @@ int set_elements(MPI_Status* status, MPI_Datatype type, MPI_Count count) {
   Err e = status == nullptr ? fail(Err::arg, "status pointer is NULL") : Err::ok;
   if (e == Err::ok && count < 0) e = fail(Err::count, "count %lld is negative", count);
   if (e == Err::ok) e = find_type(type, &t);
-  // A status holds any byte count an MPI_Count can (status_count.h).
-  if (e == Err::ok && t->size != 0 &&
-      static_cast<unsigned long long>(count) > static_cast<unsigned long long>(LLONG_MAX) / t->size) {
-    e = fail(Err::count, "%lld elements of %zu bytes are more than an MPI_Count of bytes", count,
-             t->size);
+  std::size_t bytes = 0;
+  if (e == Err::ok && !bytes_for_elements(*t, count, &bytes)) {
+    e = fail(Err::count, "%lld basic elements of a %zu-byte datatype take more than the 2^63 - 1 "
+             "bytes a status holds", count, t->size);
   }
   if (e != Err::ok) return raise_world(e);
-  status_set_bytes(status, bytes_for_elements(*t, count), status_cancelled(status));
+  status_set_bytes(status, bytes, status_cancelled(status));
   return MPI_SUCCESS;
 }
 

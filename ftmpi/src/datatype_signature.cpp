@@ -96,7 +96,35 @@ long long count_within(const Signature& sig, std::size_t bytes, bool* partial) {
   return n;
 }
 
+// Bytes of the first `elements` basic elements of one pass over sig's items (elements <
+// sig.elements).
+std::size_t bytes_within(const Signature& sig, std::size_t elements) {
+  std::size_t bytes = 0;
+  for (const SigItem& it : sig.items) {
+    if (elements == 0) break;
+    const std::size_t whole = it.child ? it.child->bytes : it.elem_size;
+    const std::size_t per = it.child ? it.child->elements : 1;
+    const std::size_t full = std::min(it.repeat, elements / per);
+    bytes += full * whole;
+    elements -= full * per;
+    if (full == it.repeat) continue;
+    if (elements > 0 && it.child) bytes += bytes_within(*it.child, elements);
+    break;
+  }
+  return bytes;
+}
+
 }  // namespace
+
+bool signature_bytes(const Signature& sig, std::size_t elements, std::size_t limit,
+                     std::size_t* bytes) {
+  *bytes = 0;
+  if (elements == 0 || sig.elements == 0) return elements == 0;
+  const std::size_t whole = elements / sig.elements;
+  if (sig.bytes != 0 && whole > limit / sig.bytes) return false;
+  *bytes = whole * sig.bytes + bytes_within(sig, elements % sig.elements);
+  return *bytes <= limit;
+}
 
 long long signature_elements(const Signature& sig, std::size_t bytes) {
   if (sig.bytes == 0) return 0;

@@ -50,5 +50,9 @@ class SignatureBuilder {
 // Basic elements in the first `bytes` bytes of a packed stream of elements of `sig`, or -1 when
 // the bytes end inside a basic element (MPI_Get_elements then answers MPI_UNDEFINED).
 long long signature_elements(const Signature& sig, std::size_t bytes);
+// The inverse (MPI_Status_set_elements): the bytes of the first `elements` basic elements of a
+// packed stream of elements of `sig`; false when they are more than `limit` bytes.
+bool signature_bytes(const Signature& sig, std::size_t elements, std::size_t limit,
+                     std::size_t* bytes);
 
 }  // namespace ftmpi
