@@ -48,6 +48,14 @@ std::string host_of(const std::vector<std::uint8_t>& in) {
   return std::string(in.begin() + kMaskBytes + 9, in.end());
 }
 
+// The 128 pairs below the "not offered" flag serve constructions on a communicator of this
+// process alone (MPI_COMM_SELF and the like): they agree with nobody, so they take an id at
+// once from this range, which constructions among several processes never use (intercomm.cpp
+// keeps below it too). A thread holding an application lock while it duplicates MPI_COMM_SELF
+// then never waits for another thread's construction (MPICH threads/comm/comm_dup_deadlock).
+// Ids are per process: two processes using the same private id never exchange messages on it.
+constexpr std::size_t kPrivateFirst = ContextClaims::kNotOffered - 128;
+
 // The ids this process uses, without the "not offered" flag (a mask adopted from a union,
 // rebuild.cpp, may carry it).
 CommTable::ContextMask local_used(const CommTable& comms) {
@@ -66,7 +74,7 @@ void index_procs(Comm* c, std::size_t nprocs_hint) {
 }  // namespace
 
 std::uint32_t Constructor::take_context(CommTable::ContextMask* used) {
-  for (std::size_t i = 0; i < ContextClaims::kNotOffered; ++i) {
+  for (std::size_t i = 0; i < kPrivateFirst; ++i) {
     if (!used->test(i)) {
       used->set(i);
       auto context = static_cast<std::uint32_t>(2 * i);
@@ -258,6 +266,16 @@ Err Constructor::pick_context(Comm* parent, ContextClaims::Key claim, CommTable:
   // of them take the same number of rounds. The rounds run on the parent's collective
   // context like a collective of the construction itself (MPI orders those on a
   // communicator; a nonblocking duplication has its own tags, nbc.h).
+  if (parent->size() == 1) {  // nobody else to agree with: an id from the private range
+    claims_.release(claim);
+    for (std::size_t i = kPrivateFirst; i < ContextClaims::kNotOffered; ++i) {
+      if (!comms_->used_contexts().test(i)) {
+        *context = static_cast<std::uint32_t>(2 * i);
+        comms_->mark_context_used(*context);
+        return Err::ok;
+      }
+    }
+  }
   int rounds = 0;
   while (used.test(ContextClaims::kNotOffered)) {
     claims_.release(claim);

@@ -154,8 +154,9 @@ struct Intercomms::Across {
 std::size_t Intercomms::nprocs() const { return comms_->world()->rank_of_proc.size(); }
 
 std::uint32_t Intercomms::take_context(const CommTable::ContextMask& used) {
-  // The last pair is the "not offered" flag of intracommunicator constructions (context_claims.h).
-  for (std::size_t i = 0; i < ContextClaims::kNotOffered; ++i) {
+  // The last pairs are the "not offered" flag (context_claims.h) and the 128 private ids of
+  // one-process constructions (construct.cpp, kPrivateFirst).
+  for (std::size_t i = 0; i < ContextClaims::kNotOffered - 128; ++i) {
     if (!used.test(i)) {
       auto context = static_cast<std::uint32_t>(2 * i);
       comms_->mark_context_used(context);
