@@ -169,7 +169,9 @@ Err create_group(Comm* parent, const Group& g, int tag, MPI_Comm* out) {
   CommTable::ContextMask used;
   if (Err e = agree_mask(parent, ranks, g.my_rank, tag, &used); e != Err::ok) return e;
   std::uint32_t context = 0;
-  for (std::size_t i = 0; i < CommTable::kContextPairs && context == 0; ++i) {
+  // Below the "not offered" flag and the private ids of one-process constructions
+  // (context_claims.h, construct.cpp).
+  for (std::size_t i = 0; i < ContextClaims::kNotOffered - 128 && context == 0; ++i) {
     if (!used.test(i)) context = static_cast<std::uint32_t>(2 * i);
   }
   if (context == 0) return fail(Err::intern, "MPI_Comm_create_group: out of context ids");

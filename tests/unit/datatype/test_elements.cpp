@@ -60,3 +60,26 @@ TEST_CASE("zero-size types", "[elements]") {
   CHECK(element_count(*e, 0) == 0);
   CHECK(element_count(*e, 4) == MPI_UNDEFINED);
 }
+
+// MPI_Status_set_elements' inverse: the bytes of the first n basic elements, checked against
+// the forward count for every n over three elements, and near the 2^63-byte limit.
+TEST_CASE("bytes of the first n basic elements", "[elements]") {
+  Types ty;
+  const Datatype* s = ty.structure({1, 2, 1}, {0, 8, 24},
+                                   {ty.get(MPI_INT), ty.get(MPI_DOUBLE), ty.get(MPI_CHAR)});
+  const Datatype* nested = ty.vector(3, 2, 5, s);
+  for (const Datatype* t : {s, nested}) {
+    for (std::size_t n = 0; n <= 3 * t->signature->elements; ++n) {
+      std::size_t bytes = 0;
+      REQUIRE(ftmpi::signature_bytes(*t->signature, n, 1u << 20, &bytes));
+      CHECK(ftmpi::basic_element_count_x(*t, bytes) == static_cast<long long>(n));
+      if (bytes > 0) CHECK(ftmpi::basic_element_count_x(*t, bytes - 1) != static_cast<long long>(n));
+    }
+  }
+  std::size_t bytes = 0;
+  const std::size_t limit = static_cast<std::size_t>(INT64_MAX);
+  CHECK(ftmpi::signature_bytes(*ty.get(MPI_BYTE)->signature, limit, limit, &bytes));
+  CHECK(bytes == limit);
+  CHECK_FALSE(ftmpi::signature_bytes(*ty.get(MPI_INT)->signature, std::size_t{1} << 62, limit, &bytes));
+  CHECK_FALSE(ftmpi::signature_bytes(*s->signature, 4, 20, &bytes));  // 21 bytes > 20
+}
