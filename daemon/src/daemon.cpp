@@ -20,6 +20,7 @@
 #include "ftmpi_proto/state.h"
 #include "ftmpi_proto/unix_socket.h"
 #include "log.h"
+#include "pmix_handshake_reply.h"
 
 namespace ftmpi::daemon {
 
@@ -133,9 +134,8 @@ Status Daemon::start(std::string& why) {
     if (opts_.remote) {
         // No pipe from mpirun here: the TCP link is the tie (connect_to_hub watches it).
     } else if (opts_.watch_fd >= 0 &&
-        !launcher_watch_.start(loop_, opts_.watch_fd, kShutdownLimit + kWatchdogMargin,
-                               opts_.private_mode ? dir_of(opts_.socket_path) : std::string(),
-                               [this] { begin_shutdown("the launcher is gone"); })) {
+               !launcher_watch_.start(loop_, opts_.watch_fd, kShutdownLimit + kWatchdogMargin, last_resort_cleanup(),
+                                      [this] { begin_shutdown("the launcher is gone"); })) {
         why = "cannot watch the launcher";
         return Status::system_error;
     }
@@ -268,6 +268,8 @@ void Daemon::begin_shutdown(const char* why) {
     if (shutting_down_) return;
     shutting_down_ = true;
     FTMPID_INFO("shutting down (%s)", why);
+    if (unsigned long n = pmix_handshake_replies_to_the_dead())
+        FTMPID_INFO("%lu PMIx handshake replies went to clients that had died inside the handshake", n);
     jobs_->shutdown_all();
     loop_.add_timer(kShutdownLimit, [this] { loop_.stop(); });
     check_private_exit();
@@ -295,6 +297,14 @@ void Daemon::answer_query(std::uint64_t client, const proto::Frame& f) {
     const bool with_cpu = f.payload.size() >= 4 && (f.payload[0] & 1u);
     jobs_->snapshot(snap.jobs, with_cpu);
     control_->send(client, proto::encode(snap));
+}
+
+LastResortCleanup Daemon::last_resort_cleanup() const {
+    // The same names remove_run_files() removes (a shared daemon's directory is not its own).
+    const bool in_base = opts_.private_mode && dir_of(dir_of(opts_.socket_path)) == proto::runtime_base_dir();
+    return LastResortCleanup(opts_.private_mode ? dir_of(opts_.socket_path) : std::string(), registry_file_,
+                             in_base ? proto::daemon_registry_dir() : std::string(),
+                             in_base ? proto::runtime_base_dir() : std::string());
 }
 
 void Daemon::remove_run_files() {

@@ -58,6 +58,7 @@ private:
     void check_private_exit();
     void begin_shutdown(const char* why);
     void remove_run_files();
+    LastResortCleanup last_resort_cleanup() const;  // what a watchdog removes for a stuck loop
     void answer_query(std::uint64_t client, const proto::Frame& f);
 
     DaemonOptions opts_;

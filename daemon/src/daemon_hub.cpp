@@ -8,7 +8,6 @@
 // The link is its tie to the job: when it closes, the daemon kills its ranks, removes its
 // files and exits; a watchdog thread ends the process if the loop cannot.
 #include <poll.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +23,7 @@
 #include "ftmpi_proto/state.h"
 #include "ftmpi_proto/tcp_link.h"
 #include "ftmpi_proto/unix_socket.h"
+#include "last_resort_cleanup.h"
 #include "log.h"
 
 namespace ftmpi::daemon {
@@ -37,19 +37,9 @@ constexpr auto kWatchdogGrace = std::chrono::seconds(5);
 
 // The loop's own reaction to the closed link is the normal path; this thread is the last
 // resort when the loop is stuck. It only polls for the peer's hang-up (never reads: the loop
-// owns the bytes), then gives the loop `grace`, removes the run files and exits: the run
-// directory, the registry file and, when empty, the per-user registry and base directories
-// (empty names when the run directory is not in the base): what remove_run_files() removes,
-// or /tmp/ftmpi-$UID would stay on the host.
-void hub_watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir, std::string registry_file,
-                  std::string registry_dir, std::string base_dir) {
-    // argv is built now: a stuck loop may hold the allocator's lock at the moment of need.
-    char sh[] = "/bin/sh", c[] = "-c", name[] = "ftmpid-cleanup";
-    char script[] = "/bin/rm -rf -- \"$1\" 2>/dev/null; /bin/rm -f -- \"$2\" 2>/dev/null; "
-                    "/bin/rmdir -- \"$3\" \"$4\" 2>/dev/null; exit 0";
-    char* argv[] = {sh, c, script, name, run_dir.data(), registry_file.data(), registry_dir.data(), base_dir.data(),
-                    nullptr};
-    char* envp[] = {nullptr};
+// owns the bytes), then gives the loop `grace`, removes the run files (what remove_run_files()
+// removes, or /tmp/ftmpi-$UID would stay on the host) and exits.
+void hub_watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup) {
     for (;;) {
         pollfd p{fd, POLLRDHUP, 0};
         int rc = poll(&p, 1, -1);
@@ -60,9 +50,7 @@ void hub_watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir, 
     std::this_thread::sleep_for(grace);
     static const char msg[] = "ftmpid: mpirun's link closed and the daemon did not stop in time; exiting\n";
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
-    pid_t pid;
-    // Not waited for: the shell outlives us (reparented) and finishes the removal on its own.
-    (void)posix_spawn(&pid, argv[0], nullptr, nullptr, argv, envp);
+    cleanup.spawn();
     _exit(1);
 }
 
@@ -125,8 +113,9 @@ Status Daemon::connect_to_hub(std::string& why) {
         const std::string base = proto::runtime_base_dir();
         const bool in_base = run_dir.substr(0, run_dir.rfind('/')) == base;
         if (watch_fd >= 0)
-            std::thread(hub_watchdog, watch_fd, kWatchdogGrace, run_dir, registry_file_,
-                        in_base ? proto::daemon_registry_dir() : std::string(), in_base ? base : std::string())
+            std::thread(hub_watchdog, watch_fd, kWatchdogGrace,
+                        LastResortCleanup(run_dir, registry_file_, in_base ? proto::daemon_registry_dir() : std::string(),
+                                          in_base ? base : std::string()))
                 .detach();
     } catch (...) {
         FTMPID_WARN("cannot start the link watchdog");

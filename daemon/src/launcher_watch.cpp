@@ -18,13 +18,11 @@ namespace ftmpi::daemon {
 namespace {
 
 // Blocks (without spinning) until the launcher's end of the pipe is closed, then gives the
-// loop `grace` to finish in order. Touches no daemon state: only this descriptor, the run
-// directory's name (copied in before anything can go wrong) and _exit.
-void watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir, std::string self_exe) {
+// loop `grace` to finish in order. Touches no daemon state: only this descriptor, the names to
+// remove (copied in before anything can go wrong) and _exit.
+void watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup, std::string self_exe) {
     // argv is built now: when the loop is stuck it may hold the allocator's lock, so the moment
     // of need must not allocate (posix_spawn's clone does not use malloc).
-    char rm[] = "/bin/rm", opts[] = "-rf", end_of_opts[] = "--";
-    char* argv[] = {rm, opts, end_of_opts, run_dir.data(), nullptr};
     char* envp[] = {nullptr};
     char sweep_opt[] = "--end-children-of";
     std::string me = std::to_string(getpid());
@@ -53,24 +51,20 @@ void watchdog(int fd, std::chrono::milliseconds grace, std::string run_dir, std:
         while (waitpid(sweeper, nullptr, 0) < 0 && errno == EINTR) {
         }
     }
-    if (!run_dir.empty()) {
-        pid_t pid;
-        // Not waited for: rm outlives us (reparented) and finishes the removal on its own.
-        (void)posix_spawn(&pid, argv[0], nullptr, nullptr, argv, envp);
-    }
+    cleanup.spawn();
     _exit(1);
 }
 
 }  // namespace
 
-bool LauncherWatch::start(EventLoop& loop, int fd, std::chrono::milliseconds grace, std::string run_dir,
+bool LauncherWatch::start(EventLoop& loop, int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup,
                           std::function<void()> on_gone) {
     fd_ = fd;
     char exe[4096];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     std::string self_exe = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : std::string();
     try {
-        std::thread(watchdog, fd, grace, std::move(run_dir), std::move(self_exe)).detach();
+        std::thread(watchdog, fd, grace, std::move(cleanup), std::move(self_exe)).detach();
     } catch (...) {
         return false;
     }

@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "pmix_connect_ack.h"
+#include "pmix_handshake_reply.h"
 
 namespace ftmpi::daemon {
 
@@ -138,7 +139,10 @@ bool peer_allowed(int fd) {
     format_address(peer, addr, port);
     if (owner && *owner == geteuid()) {
         std::string why;
-        if (connect_ack_acceptable(fd, why)) return true;
+        if (connect_ack_acceptable(fd, why)) {
+            pmix_handshake_begins(fd);  // its reply must not take PMIx's broken error path
+            return true;
+        }
         FTMPID_WARN("refused a PMIx connection from port %u: %s (%llu refused)", port, why.c_str(),
                     static_cast<unsigned long long>(++g_refused));
         return false;

@@ -13,6 +13,10 @@
 #   hosts.sh procs HOST      list the pids living on HOST
 #   hosts.sh files HOST      list HOST's /dev/shm and /tmp entries (not the shared install tree)
 #   hosts.sh leftovers HOST  exit 1 (listing them) if HOST has processes or /dev/shm, /tmp entries
+#   hosts.sh clean TENTHS [HOST..]  wait up to TENTHS tenths of a second until none of the HOSTs
+#                            (default: every host) has leftovers; else list them all and exit 1
+#                            (a job's daemons finish their clean-up just after mpirun returns)
+#   hosts.sh names           the host names, one a line, in order (host 1 first)
 #   hosts.sh down            kill everything and remove the namespaces and the directory
 #
 # The harness directory ($FTNS, under /run so it is visible from inside the hosts, whose /tmp is
@@ -148,6 +152,22 @@ cmd_leftovers() {
   return $bad
 }
 
+cmd_clean() {
+  need_ftns; local tenths=${1:-} h dirty
+  [[ "$tenths" =~ ^[0-9]+$ ]] || die "usage: hosts.sh clean TENTHS [HOST...]"
+  shift
+  [ $# -gt 0 ] || set -- $(awk '{print $1}' "$FTNS/hosts")
+  for _ in $(seq "$tenths"); do
+    dirty=0
+    for h in "$@"; do cmd_leftovers "$h" >/dev/null || { dirty=1; break; }; done
+    [ $dirty -eq 0 ] && return 0
+    sleep 0.1
+  done
+  dirty=0
+  for h in "$@"; do cmd_leftovers "$h" || dirty=1; done
+  return $dirty
+}
+
 cmd_down() {
   need_ftns; local name
   for name in $(awk '{print $1}' "$FTNS/hosts"); do
@@ -166,6 +186,8 @@ case "${1:-}" in
   procs) need_ftns; host_pids "${2:?host}" ;;
   leftovers) cmd_leftovers "${2:?host}" ;;
   files) cmd_files "${2:?host}" ;;
+  clean) shift; cmd_clean "$@" ;;
+  names) need_ftns; awk '{print $1}' "$FTNS/hosts" ;;
   down) cmd_down ;;
-  *) die "usage: hosts.sh up N [SLOTS] | exec HOST CMD... | kill HOST | link HOST up|down | procs HOST | files HOST | leftovers HOST | down" ;;
+  *) die "usage: hosts.sh up N [SLOTS] | exec HOST CMD... | kill HOST | link HOST up|down | procs HOST | files HOST | leftovers HOST | clean TENTHS [HOST...] | names | down" ;;
 esac

@@ -15,12 +15,17 @@
 #             (through the failure relay), so they leave MPI_Init and go on in the shrunk world:
 #             each round must end well before the 30 s the others used to wait for the address.
 #             Prints each round's time next to a failure-free run of the same size.
+# handshake_death  SHRINK, 6 ranks --map-by node, ROUNDS times: rank 4 (host 2) SIGKILLs itself
+#             INSIDE its PMIx handshake (TEST_BIN_DIR/die_in_handshake.so: right after sending its
+#             connect-ack). Host 2's daemon must end with the job: mpirun waits for its launchers,
+#             so it returns within 3 s of the survivors' OK line (a stuck daemon took 5 s, its
+#             link watchdog's grace, which then says "did not stop in time" on mpirun's stderr).
 set -u
 CASE=$1 BIN=$2 TBIN=$3 RANK=$4 ROUNDS=${5:-5}
 here=$(dirname "$(readlink -f "$0")")
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
-mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+mapfile -t H < <(bash "$here/hosts.sh" names)
 T=$FTNS/t
 mkdir -p "$T"
 STEP=
@@ -43,16 +48,7 @@ run() {
     RC=$?
     MS=$(( $(now_ms) - t0 ))
 }
-expect_clean() {
-    local h
-    for _ in $(seq 30); do
-        local dirty=0
-        for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" >/dev/null || dirty=1; done
-        [ $dirty -eq 0 ] && return 0
-        sleep 0.1
-    done
-    for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
-}
+expect_clean() { bash "$here/hosts.sh" clean 30 "$@" || fail "left behind on $*"; }
 
 case_idle() {
     local round times=
@@ -99,8 +95,38 @@ case_init_death() {
     echo "ok [init_death] $ROUNDS rounds, ms:$times (failure-free reference $ref ms)"
 }
 
+case_handshake_death() {
+    local round times= t0 ok
+    for round in $(seq "$ROUNDS"); do
+        STEP="round $round"
+        rm -f "$T/out" "$T"/pid.* "$T"/ready.*
+        t0=$(now_ms)
+        DIE_RANK=4 FTMPI_TEST_DIR=$T timeout -s KILL 60 bash "$here/hosts.sh" exec "${H[0]}" \
+            "$BIN/mpirun" --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" --timeout 50 \
+            -x LD_PRELOAD="$TBIN/die_in_handshake.so" -x DIE_RANK -n 6 --map-by node --comm-mode shrink \
+            "$TBIN/ft_hang" init 4 60000000 >"$T/out" 2>"$T/err" </dev/null &
+        local mp=$! ok=
+        while kill -0 "$mp" 2>/dev/null; do  # when the survivors are done (the job's end, near enough)
+            [ -z "$ok" ] && grep -q "ft_hang init OK" "$T/out" 2>/dev/null && ok=$(now_ms)
+            sleep 0.05
+        done
+        wait "$mp"; RC=$?
+        [ -z "$ok" ] && grep -q "ft_hang init OK" "$T/out" && ok=$(now_ms)  # it ended before a look
+        MS=$(( $(now_ms) - ${ok:-$t0} ))
+        [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
+        [ -n "$ok" ] || fail "the survivors did not go on without rank 4"
+        grep -q "rank 4 (pid [0-9]* on ${H[1]}) killed by signal 9" "$T/err" || fail "rank 4 did not die in its handshake"
+        grep -q "did not stop in time" "$T/err" && fail "a daemon needed its watchdog to end"
+        [ "$MS" -lt 3000 ] || fail "mpirun (waiting for the daemons) ended $MS ms after the survivors"
+        expect_clean "${H[0]}" "${H[1]}" "${H[2]}"
+        times="$times $MS"
+    done
+    echo "ok [handshake_death] $ROUNDS rounds; mpirun ended this many ms after the survivors' OK:$times"
+}
+
 case "$CASE" in
     idle) case_idle ;;
     init_death) case_init_death ;;
+    handshake_death) case_handshake_death ;;
     *) echo "unknown case $CASE"; exit 2 ;;
 esac

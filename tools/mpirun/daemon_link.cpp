@@ -18,6 +18,7 @@
 #include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/auth_token.h"
 #include "ftmpi_proto/messages.h"
+#include "ftmpi_proto/state.h"
 #include "ftmpi_proto/unix_socket.h"
 
 namespace ftmpi::mpirun {
@@ -216,12 +217,25 @@ void DaemonLink::close_and_reap() {
         if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (!exited) {
+        // Says so: a daemon that cannot end on its own is a bug to report, not a quiet delay.
+        const std::string line = "ftmpi: the private daemon (pid " + std::to_string(private_pid_) +
+                                 ") did not exit within 3 s of the job's end; killing it\n";
+        (void)!write(STDERR_FILENO, line.data(), line.size());
         kill(private_pid_, SIGKILL);
         waitpid(private_pid_, nullptr, 0);
     }
+    // Normally the daemon removed its files already; not if it crashed or was killed (above,
+    // when stuck): mpirun outlives it, so mpirun removes what it would have (issue 16 item 4):
+    // its run directory, its registry file, and the per-user directories when nobody else uses
+    // them (rmdir fails on one that is not empty; whoever creates in them retries).
+    unlink(proto::daemon_registry_file(private_pid_).c_str());
     private_pid_ = -1;
-    // Normally the daemon removed it already; not if it crashed or was killed.
-    if (!private_dir_.empty()) nftw(private_dir_.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (private_dir_.empty()) return;
+    nftw(private_dir_.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (private_dir_.substr(0, private_dir_.rfind('/')) == proto::runtime_base_dir()) {
+        rmdir(proto::daemon_registry_dir().c_str());
+        rmdir(proto::runtime_base_dir().c_str());
+    }
     private_dir_.clear();
 }
 

@@ -160,8 +160,12 @@ launcher_killed | launcher_killed_stalled)
     # mpirun SIGKILLed: the daemon and every rank go, and the ranks' /dev/shm segments, also
     # when the daemon's loop is stuck (FTMPI_TEST_DAEMON_STALL: a daemon that no longer runs its
     # loop, as in a deadlock). The ranks are MPI processes (they have segments).
+    # A TMPDIR of the test's own: nothing at all may stay in it (run directory, registry file,
+    # the per-user directories), also when the daemon's watchdog had to end it.
     limit=30
     if [ "$CASE" = launcher_killed_stalled ]; then export FTMPI_TEST_DAEMON_STALL=1; limit=100; fi
+    mkdir -m 700 "$T/tmp"
+    export TMPDIR=$T/tmp
     "$MPIRUN" -n 4 "$BIN/signal_self" sleep >"$T/out" 2>"$T/err" &
     MP=$!
     wait_pid_files 4
@@ -173,12 +177,43 @@ launcher_killed | launcher_killed_stalled)
     expect_gone "$dpid" "the daemon" "$limit"
     expect_ranks_gone 20
     # Also when the loop was stuck: the watchdog has rm remove it just before it ends the daemon.
-    for _ in $(seq 50); do [ -e "$rundir" ] || break; sleep 0.1; done
+    for _ in $(seq 50); do [ -z "$(ls -A "$TMPDIR")" ] && break; sleep 0.1; done
     [ ! -e "$rundir" ] || fail "run directory $rundir left behind"
+    [ -z "$(ls -A "$TMPDIR")" ] || fail "left behind in TMPDIR: $(find "$TMPDIR" | tr '\n' ' ')"
     for f in "$T"/pid.*; do
         p=$(cat "$f")
         left=$(ls /dev/shm | grep -E "^(ftmpi-ring\.$p\.|$p:)")
         [ -z "$left" ] || fail "rank pid $p left /dev/shm segments: $left"
+    done ;;
+daemon_stuck)  # the private daemon's loop is stuck: mpirun's --timeout ends, mpirun SIGKILLs the
+               # daemon (3 s after closing its link) and, outliving it, removes what it left
+    export FTMPI_TEST_DAEMON_STALL=1
+    mkdir -m 700 "$T/tmp"
+    export TMPDIR=$T/tmp
+    for round in 1 2 3; do
+        timeout -s KILL 60 "$MPIRUN" --timeout 1 -n 2 "$BIN/pmix_rank" sleep >"$T/out" 2>"$T/err"
+        RC=$?
+        [ "$RC" -eq 124 ] || fail "round $round: mpirun exit $RC, expected 124 (--timeout)"
+        # mpirun returned: its daemon was killed and reaped, so everything must be gone now.
+        [ -z "$(ls -A "$TMPDIR")" ] || fail "round $round: left behind: $(find "$TMPDIR" | tr '\n' ' ')"
+        expect_ranks_gone 20
+        rm -f "$T"/pid.*
+    done ;;
+handshake_death)  # a rank SIGKILLed inside its PMIx handshake (die_in_handshake.so): the private
+                  # daemon ends with the job on its own (it hung in PMIx_server_finalize, and
+                  # mpirun had to kill it 3 s later), 10 jobs
+    mkdir -m 700 "$T/tmp"
+    export TMPDIR=$T/tmp
+    tbin=$(cd "$BIN/../../bin" && pwd)  # build/tests/bin: ft_hang and the shim
+    for round in $(seq 10); do
+        DIE_RANK=2 timeout -s KILL 60 "$MPIRUN" --timeout 50 -x LD_PRELOAD="$tbin/die_in_handshake.so" -x DIE_RANK \
+            -n 4 --comm-mode shrink "$tbin/ft_hang" init 2 60000000 >"$T/out" 2>"$T/err"
+        RC=$?
+        [ "$RC" -eq 0 ] || fail "round $round: mpirun exit $RC"
+        grep -q "ft_hang init OK" "$T/out" || fail "round $round: the survivors did not go on without rank 2"
+        grep -q "rank 2 (pid [0-9]*) killed by signal 9" "$T/err" || fail "round $round: rank 2 did not die in its handshake"
+        grep -q "did not exit within" "$T/err" && fail "round $round: mpirun had to kill the daemon"
+        [ -z "$(ls -A "$TMPDIR")" ] || fail "round $round: left behind: $(find "$TMPDIR" | tr '\n' ' ')"
     done ;;
 launch_interrupted)  # mpirun SIGKILLed while 142 ranks are being started: the launch stops
     "$MPIRUN" -n 142 "$BIN/pmix_rank" sleep >"$T/out" 2>"$T/err" &
