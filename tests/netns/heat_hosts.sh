@@ -18,7 +18,7 @@ steps=${HEAT_STEPS:-2000}
 export FTNS
 FTNS=$(bash "$here/hosts.sh" up 3 2) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
-mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+mapfile -t H < <(bash "$here/hosts.sh" names)
 mkdir -p "$FTNS/t"
 out=$FTNS/t/out
 
@@ -47,9 +47,5 @@ fail() { echo "heat_hosts: FAIL: $*"; exit 1; }
 grep -q "host ${H[2]} lost" "$out" || fail "no host loss reported (the run ended before the kill?)"
 grep -q "BIT-IDENTICAL" "$out" || fail "the result is not bit-identical"
 [ "$(grep -c '^heat: recovered save' "$out")" -eq 1 ] || fail "expected exactly one recovery (one event for the host)"
-for h in "${H[0]}" "${H[1]}"; do
-  ok=0
-  for _ in $(seq 30); do bash "$here/hosts.sh" leftovers "$h" >/dev/null && { ok=1; break; }; sleep 0.1; done
-  [ $ok -eq 1 ] || { bash "$here/hosts.sh" leftovers "$h"; fail "left behind on $h"; }
-done
+bash "$here/hosts.sh" clean 30 "${H[0]}" "${H[1]}" || fail "left behind on ${H[0]} or ${H[1]}"
 echo "heat_hosts: OK (host ${H[2]} lost, one recovery, bit-identical, nothing left on ${H[0]} and ${H[1]})"

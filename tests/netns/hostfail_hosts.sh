@@ -16,7 +16,7 @@ LIMIT=60  # seconds mpirun may run (busy SECS: SECS + 40)
 here=$(dirname "$(readlink -f "$0")")
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
-mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+mapfile -t H < <(bash "$here/hosts.sh" names)
 T=$FTNS/t  # under /run: every host sees it (their /tmp are their own)
 mkdir -p "$T"
 STEP=
@@ -51,16 +51,7 @@ wait_end() {  # sets RC
     RC=$(cat "$T/rc")
 }
 # Nothing of the job left on the given hosts (processes, /dev/shm, /tmp), within 3 s.
-expect_clean() {
-    local h
-    for _ in $(seq 30); do
-        local dirty=0
-        for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" >/dev/null || dirty=1; done
-        [ $dirty -eq 0 ] && return 0
-        sleep 0.1
-    done
-    for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
-}
+expect_clean() { bash "$here/hosts.sh" clean 30 "$@" || fail "left behind on $*"; }
 # No process on HOST within MS milliseconds (a killed or self-fenced host).
 expect_no_procs() {
     local host=$1 ms=$2 holder; holder=$(cat "$FTNS/$host.pid")

@@ -19,7 +19,7 @@ CASE=$1 BIN=$2 TBIN=${3:-}
 here=$(dirname "$(readlink -f "$0")")
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
-mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+mapfile -t H < <(bash "$here/hosts.sh" names)
 T=$FTNS/t
 mkdir -p "$T"
 
@@ -63,16 +63,7 @@ end_job() {
     for _ in $(seq 300); do [ -f "$T/rc" ] && break; sleep 0.05; done
     [ -f "$T/rc" ] || fail "mpirun did not end"
 }
-expect_clean() {
-    local h
-    for _ in $(seq 50); do
-        local dirty=0
-        for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" >/dev/null || dirty=1; done
-        [ $dirty -eq 0 ] && return 0
-        sleep 0.1
-    done
-    for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
-}
+expect_clean() { bash "$here/hosts.sh" clean 50 "$@" || fail "left behind on $*"; }
 
 JOB='.hosts[] | select(.daemon_pid > 0) | .jobs[] | select(.id | endswith("-hosts"))'
 

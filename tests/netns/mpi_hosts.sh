@@ -12,7 +12,7 @@ GROUP=$1 TBIN=$2 BIN=$3
 here=$(dirname "$(readlink -f "$0")")
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
-mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+mapfile -t H < <(bash "$here/hosts.sh" names)
 T=$FTNS/t
 mkdir -p "$T"
 NAME=
@@ -30,14 +30,7 @@ run() {
     local rc=$? ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq "$expect" ] || fail "exit code $rc, expected $expect"
     grep -qE -- "$pattern" "$T/out" || fail "output lacks /$pattern/"
-    local h i dirty
-    for i in $(seq 50); do
-        dirty=0
-        for h in "${H[@]}"; do bash "$here/hosts.sh" leftovers "$h" >/dev/null || dirty=1; done
-        [ $dirty -eq 0 ] && break
-        sleep 0.1
-    done
-    for h in "${H[@]}"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
+    bash "$here/hosts.sh" clean 50 || fail "left behind"
     echo "ok [$NAME] $ms ms"
 }
 

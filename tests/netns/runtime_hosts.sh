@@ -12,7 +12,7 @@ GROUP=$1 BIN=$2 RANK=$3
 here=$(dirname "$(readlink -f "$0")")
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
-mapfile -t H < <(awk '{print $1}' "$FTNS/hosts")
+mapfile -t H < <(bash "$here/hosts.sh" names)
 T=$FTNS/t  # under /run: every host sees it (their /tmp are their own)
 mkdir -p "$T"
 CASE=
@@ -41,14 +41,7 @@ expect_out() { grep -qE -- "$1" "$T/out" || fail "stdout lacks /$1/"; }
 count_out() { [ "$(grep -cE -- "$1" "$T/out")" -eq "$2" ] || fail "stdout has $(grep -cE -- "$1" "$T/out") lines /$1/, expected $2"; }
 # Nothing of the job on any host: no process, nothing in /dev/shm or /tmp (daemons, run dirs).
 expect_clean() {
-    local h i
-    for i in $(seq 50); do  # the daemons finish their clean-up just after mpirun returns
-        local dirty=0
-        for h in "${H[@]}"; do bash "$here/hosts.sh" leftovers "$h" >/dev/null || dirty=1; done
-        [ $dirty -eq 0 ] && break
-        sleep 0.1
-    done
-    for h in "${H[@]}"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
+    bash "$here/hosts.sh" clean 50 || fail "left behind"
     rm -f "$T"/pid.*
 }
 host_of() { echo "${H[$(($1 % 3))]}"; }  # --map-by node, 3 hosts
