@@ -22,8 +22,14 @@ namespace {
 // The participants of the current call. One per thread, reused: a collective call then costs
 // no allocation for its view once the first call grew the vector.
 // A nonblocking collective (nbc.h) has its own: several may be under way on one thread.
+// Below MPI_THREAD_MULTIPLE only one thread is ever inside the library, so one view serves
+// (a thread-local costs a __tls_get_addr call per use in a shared library).
 coll::View& this_threads_view() {
   if (coll::View* own = Nbc::view(); own != nullptr) return *own;
+  if (!LibraryLock::enabled()) {
+    static coll::View only_view;
+    return only_view;
+  }
   static thread_local coll::View view;
   return view;
 }

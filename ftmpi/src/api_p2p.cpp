@@ -239,6 +239,9 @@ int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   }
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   Engine& eng = lib().engine;
+  if (c.type->contiguous && eng.send_now(buf, c.bytes, dest, tag, c.comm, c.comm->context)) {
+    return MPI_SUCCESS;
+  }
   Request* r = nullptr;
   if (Err e = post_send(buf, count, c, dest, tag, &r); e != Err::ok) return raise(c.comm, e);
   eng.wait(r);

@@ -16,6 +16,7 @@
 #include "failure_state.h"
 #include "fiber.h"
 #include "library_lock.h"
+#include "match_bits.h"
 #include "request.h"
 #include "runtime.h"
 #include "wait_policy.h"
@@ -36,6 +37,20 @@ class Engine {
   Err isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
             std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage = nullptr,
             bool sync = false);
+  // A blocking send's fast path: a small contiguous message that the transport takes whole
+  // at once (Endpoint::try_inject) needs no request. False when it did not go (the caller
+  // then sends through isend, which also reports a failed peer).
+  bool send_now(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
+                std::uint32_t context) {
+    const std::uint32_t peer = comm->peer_procs()[static_cast<std::size_t>(dest)];
+    if (kFtChecks && failures_.is_failed(peer)) return false;
+    if (!endpoint_->try_inject(peer, buf, bytes,
+                               match::make(context, my_proc_, tag, match::Kind::user))) {
+      return false;
+    }
+    (void)number_send(peer);
+    return true;
+  }
   // buf == nullptr with bytes > 0: receive into the request's own buffer (Request::owned), for
   // the caller to unpack.
   Err irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, std::uint32_t context,

@@ -76,6 +76,7 @@ void give_stack(unsigned char* s) {
 }  // namespace
 
 thread_local Fiber* Fiber::current_ = nullptr;
+std::atomic<int> Fiber::resumed_{0};
 
 Fiber::Fiber(std::function<void()> body) : body_(std::move(body)) {
   stack_ = take_stack();
@@ -91,6 +92,7 @@ Fiber::~Fiber() { give_stack(stack_); }
 bool Fiber::resume() {
   if (finished_) return true;
   Fiber* outer = current_;
+  resumed_.fetch_add(1, std::memory_order_relaxed);
   current_ = this;
 #ifdef FTMPI_FIBER_ASAN
   void* fake = nullptr;
@@ -101,6 +103,7 @@ bool Fiber::resume() {
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
   current_ = outer;
+  resumed_.fetch_sub(1, std::memory_order_relaxed);
   return finished_;
 }
 

@@ -5,15 +5,19 @@
 
 namespace ftmpi {
 
-Library& lib() {
+namespace detail {
+std::atomic<Library*> g_library{nullptr};
+
+Library& make_library() {
   static Library instance;
+  g_library.store(&instance, std::memory_order_release);
   return instance;
 }
+}  // namespace detail
 
 int raise(Comm* comm, Err e) { return raise_code(comm, to_code(e)); }
 
-int raise_code(Comm* comm, int code) {
-  if (code == MPI_SUCCESS) return code;
+int raise_failure(Comm* comm, int code) {
   // A nonblocking collective's body (nbc.h): the error completes its request, and the handler
   // runs when the application waits for it.
   if (Fiber::running()) return code;
@@ -40,7 +44,7 @@ int raise_code(Comm* comm, int code) {
 
 int raise_world(Err e) { return raise(nullptr, e); }
 
-Err check_initialized(const char* fn) {
+Err not_initialized(const char* fn) {
   Library& l = lib();
   if (!l.initialized) return fail(Err::other, "%s called before MPI_Init", fn);
   if (l.finalized) return fail(Err::other, "%s called after MPI_Finalize", fn);

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -45,15 +46,35 @@ struct Library {
   std::vector<MPI_Comm_errhandler_function*> errhandlers;
 };
 
-Library& lib();
+// The one library object. Called on every path of every call (a point-to-point round called
+// it ~15 times), so it is inline: one load of a pointer set by the first call. It was an
+// out-of-line function-local static (a call and the guard check, 12 instructions each time).
+namespace detail {
+extern std::atomic<Library*> g_library;
+Library& make_library();
+}  // namespace detail
+inline Library& lib() {
+  Library* l = detail::g_library.load(std::memory_order_acquire);
+  return __builtin_expect(l != nullptr, 1) ? *l : detail::make_library();
+}
 constexpr MPI_Errhandler kFirstUserErrhandler = 3;
 
 // API-edge helpers. Both return an MPI error code; errors go through the communicator's handler
 // (MPI_COMM_WORLD's when there is no valid communicator), which may end the job.
 int raise(Comm* comm, Err e);
-int raise_code(Comm* comm, int code);
+// Every call ends here, almost always with MPI_SUCCESS: that case stays inline.
+int raise_failure(Comm* comm, int code);
+inline int raise_code(Comm* comm, int code) {
+  return __builtin_expect(code == MPI_SUCCESS, 1) ? code : raise_failure(comm, code);
+}
 int raise_world(Err e);
 // Err::other with a message, for calls made outside the MPI_Init..MPI_Finalize window.
-Err check_initialized(const char* fn);
+// Inline for the same reason as lib(); the message is made out of line.
+Err not_initialized(const char* fn);
+inline Err check_initialized(const char* fn) {
+  const Library& l = lib();
+  if (__builtin_expect(l.initialized && !l.finalized, 1)) return Err::ok;
+  return not_initialized(fn);
+}
 
 }  // namespace ftmpi

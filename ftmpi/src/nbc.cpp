@@ -29,8 +29,12 @@ namespace {
 thread_local Nbc::Op* t_running = nullptr;
 }  // namespace
 
-int Nbc::tag_offset() { return t_running != nullptr ? t_running->tag_offset : 0; }
-coll::View* Nbc::view() { return t_running != nullptr ? &t_running->view : nullptr; }
+// Asked by every blocking collective too: the thread-local is read only while a fiber runs
+// (Fiber::running() answers from a process-wide count first, see fiber.h).
+int Nbc::tag_offset() {
+  return Fiber::running() && t_running != nullptr ? t_running->tag_offset : 0;
+}
+coll::View* Nbc::view() { return Fiber::running() && t_running != nullptr ? &t_running->view : nullptr; }
 
 void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::function<int()> body,
                 Request** out, int* code) {

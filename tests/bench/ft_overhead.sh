@@ -36,10 +36,11 @@ if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; t
     [ "$lib" = noft ] && dir=$noft
     "$dir/bin/mpicc" -O2 -g -o "$cg/ft_cost_$lib" "$root/tests/bench/ft_cost.c"
     timeout 600 "$dir/bin/mpirun" -n 1 valgrind --tool=callgrind --callgrind-out-file="$cg/out.$lib" \
-      --toggle-collect=p2p_rounds --toggle-collect=coll_rounds "$cg/ft_cost_$lib" "$n" >/dev/null 2>&1 || true
+      --toggle-collect=p2p_rounds --toggle-collect=send_rounds --toggle-collect=coll_rounds "$cg/ft_cost_$lib" "$n" >/dev/null 2>&1 || true
   done
-  for fn in p2p_rounds coll_rounds; do
+  for fn in p2p_rounds send_rounds coll_rounds; do
     what="8 B Isend + Recv + Wait to itself"
+    [ "$fn" = send_rounds ] && what="8 B Send + Recv to itself"
     [ "$fn" = coll_rounds ] && what="8 B Allreduce + Bcast on one rank"
     # Inclusive cost of the function itself (the line naming it as a function, not a call);
     # awk reads to the end, so that pipefail does not see callgrind_annotate die of SIGPIPE.

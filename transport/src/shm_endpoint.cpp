@@ -132,6 +132,17 @@ bool ShmEndpoint::push_briefly(Peer& p, const void* a, std::size_t alen, const v
   return false;
 }
 
+bool ShmEndpoint::try_inject(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag) {
+  Peer& p = peers_[dst];
+  const wire::Header h{tag, p.next_seq};
+  if (len <= kInlineMax && p.path == Peer::Path::ring && p.deferred.empty() && !p.failed &&
+      p.writer.push(&h, sizeof h, buf, len)) {
+    ++p.next_seq;
+    return true;
+  }
+  return false;
+}
+
 Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
                          void* context, bool* done) {
   Peer& p = peers_[dst];

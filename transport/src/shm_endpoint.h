@@ -46,6 +46,9 @@ class ShmEndpoint final : public LargeMessageChannel {
   // when done is given); a large one is announced and completes through poll().
   Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context,
               bool* done);
+  // Endpoint::try_inject: send()'s first case alone (a small message into an open private
+  // ring, nothing queued before it), or nothing.
+  bool try_inject(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag);
   // Drains our rings into the matcher, posts deferred sends and streams; completions to out.
   std::size_t poll(Completion* out, std::size_t max);
   // The purge of peer (Transport::mark_peer_failed): its sends and streaming receives.

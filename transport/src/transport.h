@@ -47,6 +47,10 @@ class Transport final : public Endpoint {
     if (done != nullptr) *done = false;
     return unknown_peer(dst);
   }
+  bool try_inject(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag) override {
+    return dst < routes_.size() && routes_[dst] == Route::shm &&
+           shm_->try_inject(dst, buf, len, tag);
+  }
   Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
               void* context) override;
   Status cancel(void* context) override;

@@ -75,6 +75,11 @@ class Endpoint {
   // the completion queue on the latency-critical path. Otherwise *done = false.
   virtual Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
                       void* context, bool* done) = 0;
+  // A small message sent whole at once, or nothing at all: true when it went out (numbered
+  // like any accepted send, no Completion), false when the caller must use send() instead (a
+  // large message, no room now, sends queued before it, a failed peer, a route without this
+  // path). The blocking MPI_Send's path: no operation record anywhere.
+  virtual bool try_inject(PeerId, const void*, std::size_t, std::uint64_t) { return false; }
   virtual Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                       std::uint64_t ignore, void* context) = 0;
   // Asks for a posted receive to be canceled; its Completion then says canceled (or ok, if it
