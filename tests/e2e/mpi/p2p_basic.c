@@ -83,6 +83,31 @@ int main(int argc, char **argv) {
     }
   }
 
+  /* Blocking sends behind nonblocking ones that outgrew the receiver's ring (160 KB of 4000 B
+   * messages while the receiver waits; a 64 KiB ring defers the rest): MPI_Send may finish
+   * without a request only when nothing is queued before it, so none overtakes. */
+  if (size > 1) {
+    enum { kBig = 40, kSmall = 20, kBytes = 4000 };
+    int *msg = calloc(kBig, kBytes);
+    if (rank == 1) {
+      MPI_Request rs[kBig];
+      for (int i = 0; i < kBig; i++) {
+        msg[i * (kBytes / (int)sizeof(int))] = i;
+        MPI_Isend(msg + i * (kBytes / (int)sizeof(int)), kBytes, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &rs[i]);
+      }
+      for (int i = kBig; i < kBig + kSmall; i++) MPI_Send(&i, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+      MPI_Waitall(kBig, rs, MPI_STATUSES_IGNORE);
+    } else if (rank == 0) {
+      for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 0.05;) {
+      }
+      for (int i = 0; i < kBig + kSmall; i++) {
+        MPI_Recv(msg, kBytes, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(msg[0] == i, "send behind deferred isends: got %d expected %d", msg[0], i);
+      }
+    }
+    free(msg);
+  }
+
   /* MPI_PROC_NULL: completes at once with the standard status. */
   MPI_Status st;
   int dummy = 42;
