@@ -170,6 +170,11 @@ void Daemon::on_hub_frame(std::uint64_t client, proto::Frame& f) {
             if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->spawn_place(client, m);
             break;
         }
+        case proto::kSpareIndicesType: {
+            proto::SpareIndices m;
+            if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->spare_indices(client, m);
+            break;
+        }
         case proto::kSpawnDoneType: {
             proto::SpawnDone m;
             if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->spawn_done(client, m);

@@ -58,6 +58,7 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
         never.exited = true;
         job->ranks.push_back(never);
     }
+    retire_spares_below(*job, m.base);  // indices skipped: nobody will ask for them
     const std::vector<std::uint32_t> replaces = proto::replaced_ranks(m.env);
     std::uint32_t local_count = 0;
     for (const RankProc& q : job->ranks) local_count += q.remote ? 0 : 1;
@@ -71,17 +72,30 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
         mine = mine || !p.remote;
         job->ranks.push_back(p);
     }
+    // A spare of this host whose index mpirun put elsewhere (it thought the spare gone) retires.
+    for (std::uint32_t i = 0; i < count; ++i)
+        if (job->ranks[m.base + i].remote) retire_spare(*job, m.base + i, "runs on another host");
     if (job->phase != JobPhase::running) return;
     if (!mine) return;
-    // Registered before any is forked, so that they can look each other up at once.
+    // A hot spare on the index takes the rank with one write (job_spares_hub.cpp); the others
+    // are registered before any is forked, so that they can look each other up at once.
+    std::vector<bool> from_spare(count, false);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        RankProc& p = job->ranks[m.base + i];
+        if (!p.remote && take_spare(*job, p, m.env)) {
+            from_spare[i] = true;
+            watch_pipes(*job, p);
+        }
+    }
     std::vector<std::vector<std::string>> pmix_envs(count);
     std::string why;
     Status st = Status::ok;
     for (std::uint32_t i = 0; i < count && st == Status::ok; ++i)
-        if (!job->ranks[m.base + i].remote)
+        if (!job->ranks[m.base + i].remote && !from_spare[i])
             st = pmix_.prepare_client(job->pmix_nspace, m.base + i, getuid(), getgid(), pmix_envs[i], why);
     for (std::uint32_t i = 0; i < count && st == Status::ok; ++i)
-        if (!job->ranks[m.base + i].remote) st = start_process(*job, job->ranks[m.base + i], pmix_envs[i], m.env, why);
+        if (!job->ranks[m.base + i].remote && !from_spare[i])
+            st = start_process(*job, job->ranks[m.base + i], pmix_envs[i], m.env, why);
     proto::SpawnStarted done;
     done.origin_host = m.origin_host;
     done.request = m.request;

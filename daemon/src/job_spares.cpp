@@ -80,7 +80,7 @@ Status JobSupervisor::start_spare(Job& job, std::uint32_t index, std::string& wh
         return Status::spawn_failed;
     }
     RankProc as;  // what a replacement on this index would be (job_supervisor.cpp)
-    as.rank = as.world_rank = as.local_rank = index;
+    as.rank = as.world_rank = as.local_rank = index;  // a local rank no process of this host has
     RankLaunchPlan plan;
     plan.executable = job.exe;
     plan.argv = job.spec.argv;
@@ -112,8 +112,20 @@ Status JobSupervisor::start_spare(Job& job, std::uint32_t index, std::string& wh
 
 bool JobSupervisor::assign_spare(Job& job, std::uint32_t index, std::uint32_t world_rank,
                                  const std::vector<std::string>& env) {
-    auto it = job.spares.find(index);
-    if (it == job.spares.end() || job.ranks.size() != index) return false;
+    if (job.ranks.size() != index || job.spares.count(index) == 0) return false;
+    RankProc r;
+    r.rank = index;
+    r.world_rank = world_rank;
+    r.local_rank = index;
+    if (!take_spare(job, r, env)) return false;
+    job.ranks.push_back(r);
+    watch_pipes(job, job.ranks.back());
+    return true;
+}
+
+bool JobSupervisor::take_spare(Job& job, RankProc& into, const std::vector<std::string>& env) {
+    auto it = job.spares.find(into.rank);
+    if (it == job.spares.end()) return false;
     SpareProc s = it->second;
     job.spares.erase(it);
     std::string msg;
@@ -129,27 +141,21 @@ bool JobSupervisor::assign_spare(Job& job, std::uint32_t index, std::uint32_t wo
     close_fd(s.assign_fd);
     if (n != static_cast<ssize_t>(msg.size())) {
         FTMPID_WARN("job %s: cannot hand process index %u to its hot spare (pid %d): %s; starting a process",
-                    job.id.c_str(), index, static_cast<int>(s.pid), n < 0 ? std::strerror(errno) : "short write");
+                    job.id.c_str(), into.rank, static_cast<int>(s.pid), n < 0 ? std::strerror(errno) : "short write");
         if (s.pid > 0) kill(-s.pid, SIGKILL);
         close_fd(s.out_fd);
         close_fd(s.err_fd);
-        pmix_.forget_client(job.pmix_nspace, index);
+        pmix_.forget_client(job.pmix_nspace, into.rank);
         return false;
     }
-    RankProc r;
-    r.rank = index;
-    r.world_rank = world_rank;
-    r.local_rank = index;
-    r.pid = s.pid;
-    r.out_fd = s.out_fd;
-    r.err_fd = s.err_fd;
-    r.connected = s.connected;
-    job.ranks.push_back(r);
+    into.pid = s.pid;
+    into.out_fd = s.out_fd;
+    into.err_fd = s.err_fd;
+    into.connected = s.connected;
     spare_job_.erase(s.pid);
     job_of_pid_[s.pid] = job.id;
-    watch_pipes(job, job.ranks.back());
     FTMPID_INFO("job %s: hot spare pid %d takes rank %u (process index %u)", job.id.c_str(), static_cast<int>(s.pid),
-                world_rank, index);
+                into.world_rank, into.rank);
     return true;
 }
 
@@ -163,15 +169,19 @@ void JobSupervisor::spares_after_spawn(Job& job, std::uint32_t base, std::uint32
 }
 
 void JobSupervisor::retire_spares_below(Job& job, std::uint32_t index) {
-    for (auto it = job.spares.begin(); it != job.spares.end() && it->first < index;) {
-        FTMPID_INFO("job %s: process index %u was skipped; its hot spare (pid %d) retires", job.id.c_str(), it->first,
-                    static_cast<int>(it->second.pid));
-        if (it->second.pid > 0) kill(-it->second.pid, SIGKILL);
-        close_fd(it->second.assign_fd);
-        close_fd(it->second.out_fd);
-        close_fd(it->second.err_fd);
-        it = job.spares.erase(it);  // spare_job_ keeps the pid: its reaping cleans up after it
-    }
+    while (!job.spares.empty() && job.spares.begin()->first < index) retire_spare(job, job.spares.begin()->first, "was skipped");
+}
+
+void JobSupervisor::retire_spare(Job& job, std::uint32_t index, const char* why) {
+    auto it = job.spares.find(index);
+    if (it == job.spares.end()) return;
+    FTMPID_INFO("job %s: process index %u %s; its hot spare (pid %d) retires", job.id.c_str(), index, why,
+                static_cast<int>(it->second.pid));
+    if (it->second.pid > 0) kill(-it->second.pid, SIGKILL);
+    close_fd(it->second.assign_fd);
+    close_fd(it->second.out_fd);
+    close_fd(it->second.err_fd);
+    job.spares.erase(it);  // spare_job_ keeps the pid: its reaping cleans up after it
 }
 
 void JobSupervisor::end_spares(Job& job) {

@@ -214,10 +214,10 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     }
     FTMPI_DLOG("startup", "ftmpid: job %s: %u ranks forked", job.id.c_str(), job.spec.nprocs);
     send_to_client(job, proto::encode(started));
-    // Hot spares (job_spares.cpp): one host only for now; several hosts start none.
+    // Hot spares (job_spares.cpp). Several hosts: mpirun names their indices (spare_indices).
     job.next_spare_index = job.spec.nprocs;
-    job.spares_wanted = job.slice ? 0 : spares_requested(job.spec.env);
-    start_spares(job);
+    job.spares_wanted = spares_requested(job.spec.env);
+    if (!job.slice) start_spares(job);
 }
 
 Status JobSupervisor::start_process(Job& job, RankProc& rank, const std::vector<std::string>& pmix_env,
@@ -490,7 +490,6 @@ void JobSupervisor::escalate_kill(const std::string& job_id) {
 
 void JobSupervisor::maybe_finish(Job& job) {
     if (!job.all_exited()) return;
-    if (!job.spares.empty()) return end_spares(job);  // their reaping comes back here
     if (job.slice && job.phase == JobPhase::running && !job.released) {
         // Several hosts: this host stays in the job (REBUILD may place replacements here, SPEC
         // 5.1) until mpirun sees every host idle and releases it. Once per process count: a
@@ -503,8 +502,9 @@ void JobSupervisor::maybe_finish(Job& job) {
         proto::HostIdle idle;
         idle.processes = local;
         send_to_client(job, proto::encode(idle));
-        return;
+        return;  // its spares stay: a replacement may still come here
     }
+    if (!job.spares.empty()) return end_spares(job);  // their reaping comes back here
     FTMPI_DLOG("startup", "ftmpid: job %s: every rank has exited", job.id.c_str());
     if (!job.pipes_open()) return finish(job.id);
     if (job.drain_timer == 0) {

@@ -44,6 +44,7 @@ public:
     // REBUILD across hosts (job_respawn.cpp): mpirun's placement of new processes, its answer
     // to our spawn request, and direct-modex requests/replies relayed through it.
     void spawn_place(std::uint64_t client, const proto::SpawnPlace& m);
+    void spare_indices(std::uint64_t client, const proto::SpareIndices& m);
     void spawn_done(std::uint64_t client, const proto::SpawnDone& m);
     void modex_request(std::uint64_t client, const proto::ModexRequest& m);
     void modex_reply(std::uint64_t client, const proto::ModexReply& m);
@@ -111,8 +112,14 @@ private:
     void start_spares(Job& job);
     Status start_spare(Job& job, std::uint32_t index, std::string& why);
     bool assign_spare(Job& job, std::uint32_t index, std::uint32_t world_rank, const std::vector<std::string>& env);
+    // The spare on process index `into.rank` becomes `into` (pid, pipes; the caller watches
+    // its pipes once `into` is in job.ranks); false: no spare there or it could not be told.
+    bool take_spare(Job& job, RankProc& into, const std::vector<std::string>& env);
     void spares_after_spawn(Job& job, std::uint32_t base, std::uint32_t count);
     void retire_spares_below(Job& job, std::uint32_t index);
+    void retire_spare(Job& job, std::uint32_t index, const char* why);
+    // Several hosts (job_spares_hub.cpp): mpirun names the indices this host's spares sit on.
+    void start_spares_at(const std::string& job_id, const std::vector<std::uint32_t>& indices);
     void end_spares(Job& job);  // the job is ending: kill them, start no more
     bool reap_spare(pid_t pid, int status);
     void on_rank_exit(Job& job, RankProc& rank);

@@ -20,6 +20,7 @@ proto::HostTableUpdate HostTableFeed::build(const std::vector<Spoke>& spokes,
         h.daemon_pid = s->daemon_pid;
         for (std::size_t p = 0; p < host_of_process.size(); ++p)
             if (host_of_process[p] == s->host) h.ranks.push_back(p < world_rank_of.size() ? world_rank_of[p] : p);
+        h.spares = s->lost ? 0 : s->spares;
         h.last_heard_ms = s->remote ? s->last_heard_ms : 0;
         table.hosts.push_back(std::move(h));
     }

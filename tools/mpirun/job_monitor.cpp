@@ -170,6 +170,7 @@ bool JobMonitor::on_host_lost(std::size_t from, proto::HostLoss cause, long long
         say("ftmpi: host " + s.host_name + " lost (" + proto::to_string(cause) +
             "); none of the job's processes was running there\n");
         respawn_.host_lost(spokes_, from);
+        if (!killing_ && !decided_ && forced_exit_ < 0) spares_.host_lost(spokes_, from);
         for (const Spoke& other : spokes_)
             if (other.open && !other.ended) {
                 release_if_idle();
@@ -214,6 +215,7 @@ bool JobMonitor::on_host_lost(std::size_t from, proto::HostLoss cause, long long
     }
     s.ranks_alive = 0;
     respawn_.host_lost(spokes_, from);
+    if (survive) spares_.host_lost(spokes_, from);  // its spares' indices go to live hosts
     hub_->participants_changed(spokes_, true);
     for (const Spoke& other : spokes_)
         if (other.open && !other.ended) {
@@ -251,7 +253,12 @@ void JobMonitor::on_spawn_request(std::size_t from, proto::SpawnRequest m) {
     const std::size_t before = host_of_rank_.size();
     const std::size_t base = m.base;
     const std::vector<std::uint32_t> replaces = proto::replaced_ranks(m.env);
-    respawn_.spawn_request(spokes_, from, std::move(m), host_of_rank_);
+    // Hot spares on live hosts take their indices; the rest are placed by load.
+    static_assert(SpareHub::kNoHost == RespawnHub::kNoHost, "one 'no host' mark");
+    std::vector<std::uint32_t> chosen;
+    if (base >= before) chosen = spares_.claim(spokes_, m.base, m.count);
+    respawn_.spawn_request(spokes_, from, std::move(m), host_of_rank_, chosen);
+    if (!chosen.empty()) spares_.top_up(spokes_, SpareHub::kTopUpDelayMs);
     if (host_of_rank_.size() == before) return;
     // Index gaps (an interrupted rebuild) run nowhere; the new processes show the ranks they took.
     while (world_rank_of_.size() < host_of_rank_.size()) {
@@ -428,6 +435,7 @@ int JobMonitor::run(std::vector<Spoke> spokes, const std::vector<proto::JobSlice
             if (spokes_[i].remote) liveness_->watch(i, now);
     }
     for (Spoke& s : spokes_) s.last_heard_ms = wall_ms();  // each has just said hello
+    spares_.start(spokes_, spares_wanted_, launch.nprocs);  // as on one host, in every mode
     return run_loop(launch);
 }
 

@@ -16,6 +16,7 @@
 #include "host_liveness.h"
 #include "host_table_feed.h"
 #include "respawn_hub.h"
+#include "spare_hub.h"
 #include "ftmpi_proto/hub_messages.h"
 #include "ftmpi_proto/messages.h"
 #include "output_relay.h"
@@ -43,6 +44,9 @@ public:
     // Several hosts: where the host table for the tools goes (the local daemon's connection:
     // the job's own when ranks run here, else a job_mirror one). Call before run().
     void set_host_table_sink(int fd) { table_.set_sink(fd); }
+
+    // Several hosts: K hot spares spread over the hosts (spare_hub.h). Call before run().
+    void set_spares(std::uint32_t k) noexcept { spares_wanted_ = k; }
 
     // The signalfd: readable when mpirun was interrupted (RemoteDaemons gives up on it).
     int signal_fd() const noexcept { return sigfd_; }
@@ -79,6 +83,8 @@ private:
     std::optional<FenceHub> hub_;
     std::optional<HostLiveness> liveness_;
     RespawnHub respawn_;
+    SpareHub spares_;
+    std::uint32_t spares_wanted_ = 0;
     std::vector<std::uint32_t> host_of_rank_;  // several hosts: the placement (index = rank)
     std::vector<std::uint32_t> world_rank_of_;  // index = process; a replacement shows the rank it took
     HostTableFeed table_;

@@ -84,7 +84,9 @@ int main(int argc, char** argv) {
     proto::LaunchJob launch;
     if (mpirun::resolve_modes(opts, launch.comm_mode, launch.msg_mode, why) != mpirun::ParseStatus::ok)
         return fail(why, kUsageExit);
-    std::uint32_t spares = 0;  // hot spares: the daemon reads FTMPI_SPARES from the job's environment
+    // Hot spares: one host: the daemon reads FTMPI_SPARES from the job's environment; several
+    // hosts: mpirun places them (spare_hub.h) and the daemons read it to keep them.
+    std::uint32_t spares = 0;
     if (mpirun::resolve_spares(opts, spares, why) != mpirun::ParseStatus::ok) return fail(why, kUsageExit);
 
     std::vector<mpirun::Host> hosts;
@@ -109,8 +111,6 @@ int main(int argc, char** argv) {
                                     [](const std::string& e) { return e.compare(0, 13, "FTMPI_SPARES=") == 0; }),
                      launch.env.end());
     launch.env.push_back("FTMPI_SPARES=" + std::to_string(spares));
-    if (spares > 0 && plan.has_remote())
-        std::fprintf(stderr, "ftmpi: --spares: hot spares run in jobs on one host only; this job starts none\n");
     launch.tag_output = opts.tag_output;
     launch.forward_stdin = stdin_worth_forwarding();
     char cwd[4096];
@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
     // FTMPI_DEBUG: start-up phases, one clock for every process of the host (see README).
     FTMPI_DLOG("startup", "mpirun: options parsed, starting or joining the daemon");
     mpirun::JobMonitor monitor(opts.timeout_s);  // takes over SIGINT/SIGTERM first
+    monitor.set_spares(spares);
     if (plan.has_remote()) {
         int code = mpirun::run_on_several_hosts(opts, plan, launcher, launch, monitor);
         FTMPI_DLOG("startup", "mpirun: job on %zu hosts ended (exit %d)", plan.hosts.size(), code);

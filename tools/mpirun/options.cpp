@@ -285,7 +285,7 @@ void print_usage(const char* prog) {
         "  --tag-output            prefix every output line with [rank]\n"
         "  --timeout S             kill the job after S seconds (exit code 124)\n"
         "  --spares K              K hot spares wait in MPI_Init and take failed ranks at a\n"
-        "                          REBUILD repair (0 to 1024; env FTMPI_SPARES; one host only)\n"
+        "                          REBUILD repair (0 to 1024; env FTMPI_SPARES; spread over the hosts)\n"
         "  --heartbeat-period MS   several hosts: heartbeat interval between mpirun and the\n"
         "                          daemons (default 100; env FTMPI_HEARTBEAT_PERIOD_MS)\n"
         "  --heartbeat-timeout MS  silence after which a host is declared failed and a cut-off\n"

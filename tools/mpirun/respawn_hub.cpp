@@ -16,11 +16,19 @@ void send(Spoke& s, const std::vector<std::uint8_t>& frame) {
 
 }  // namespace
 
-std::vector<std::uint32_t> RespawnHub::place(const std::vector<Spoke>& spokes, std::uint32_t count) {
+std::vector<std::uint32_t> RespawnHub::place(const std::vector<Spoke>& spokes, std::uint32_t count,
+                                             const std::vector<std::uint32_t>& chosen) {
     std::vector<std::uint32_t> load(spokes.size());
     for (std::size_t i = 0; i < spokes.size(); ++i) load[i] = spokes[i].ranks_alive;
+    // Processes whose host is decided already load their hosts first.
+    for (std::size_t n = 0; n < chosen.size() && n < count; ++n)
+        for (std::size_t i = 0; i < spokes.size(); ++i) load[i] += spokes[i].host == chosen[n] ? 1 : 0;
     std::vector<std::uint32_t> hosts;
     for (std::uint32_t n = 0; n < count; ++n) {
+        if (n < chosen.size() && chosen[n] != kNoHost) {
+            hosts.push_back(chosen[n]);
+            continue;
+        }
         std::size_t best = spokes.size();
         for (std::size_t i = 0; i < spokes.size(); ++i) {
             if (!live(spokes[i])) continue;
@@ -36,14 +44,14 @@ std::vector<std::uint32_t> RespawnHub::place(const std::vector<Spoke>& spokes, s
 }
 
 void RespawnHub::spawn_request(std::vector<Spoke>& spokes, std::size_t from, proto::SpawnRequest m,
-                               std::vector<std::uint32_t>& host_of_rank) {
+                               std::vector<std::uint32_t>& host_of_rank, const std::vector<std::uint32_t>& chosen) {
     m.origin_host = spokes[from].host;
     proto::SpawnPlace place_msg;
     place_msg.origin_host = m.origin_host;
     place_msg.request = m.request;
     place_msg.base = m.base;
     place_msg.env = m.env;
-    place_msg.host_of_new = m.base >= host_of_rank.size() ? place(spokes, m.count) : std::vector<std::uint32_t>{};
+    place_msg.host_of_new = m.base >= host_of_rank.size() ? place(spokes, m.count, chosen) : std::vector<std::uint32_t>{};
     if (place_msg.host_of_new.empty()) {  // nobody left to start them, or indices already taken
         proto::SpawnDone no;
         no.request = m.request;

@@ -19,9 +19,12 @@ namespace ftmpi::mpirun {
 
 class RespawnHub {
 public:
-    // `host_of_rank` (index = process index) grows by the new processes.
+    // `host_of_rank` (index = process index) grows by the new processes. `chosen[i]`, when
+    // not kNoHost, is the host of process base + i already (a hot spare there takes it,
+    // spare_hub.h); the others are placed by load.
+    static constexpr std::uint32_t kNoHost = 0xffffffffu;
     void spawn_request(std::vector<Spoke>& spokes, std::size_t from, proto::SpawnRequest m,
-                       std::vector<std::uint32_t>& host_of_rank);
+                       std::vector<std::uint32_t>& host_of_rank, const std::vector<std::uint32_t>& chosen = {});
     void spawn_started(std::vector<Spoke>& spokes, std::size_t from, const proto::SpawnStarted& m);
     void modex_request(std::vector<Spoke>& spokes, std::size_t from, proto::ModexRequest m,
                        const std::vector<std::uint32_t>& host_of_rank);
@@ -34,7 +37,8 @@ public:
     // The host of each of `count` new processes: the live spoke with the fewest live ranks
     // first (ties: the lower host index), counting the ones placed so far. Empty when no
     // daemon is left.
-    static std::vector<std::uint32_t> place(const std::vector<Spoke>& spokes, std::uint32_t count);
+    static std::vector<std::uint32_t> place(const std::vector<Spoke>& spokes, std::uint32_t count,
+                                            const std::vector<std::uint32_t>& chosen = {});
 
 private:
     struct Pending {

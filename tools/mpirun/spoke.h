@@ -30,6 +30,7 @@ struct Spoke {
     std::uint32_t ranks_alive = 0;         // placed here and not yet reported exited
     std::uint32_t ranks_ok = 0;            // exited without failing
     std::uint32_t ranks_failed = 0;
+    std::uint32_t spares = 0;              // hot spares kept there (written by SpareHub only)
 };
 
 }  // namespace ftmpi::mpirun

@@ -127,6 +127,15 @@ void read_fields(WireReader& r, ModexReply& m) {
     m.data = r.str();
 }
 
+void write_fields(WireWriter& w, const SpareIndices& m) {
+    w.u32(m.delay_ms);
+    u32_list(w, m.indices);
+}
+void read_fields(WireReader& r, SpareIndices& m) {
+    m.delay_ms = r.u32();
+    m.indices = u32_list(r);
+}
+
 bool consistent(const Heartbeat&) { return true; }
 // A job has at most 65535 processes.
 bool consistent(const SpawnRequest& m) { return m.count > 0 && std::uint64_t{m.base} + m.count <= kMaxRanks; }
@@ -137,6 +146,13 @@ bool consistent(const SpawnStarted&) { return true; }
 bool consistent(const SpawnDone&) { return true; }
 bool consistent(const ModexRequest&) { return true; }
 bool consistent(const ModexReply&) { return true; }
+// Spares sit on process indices (below 65536), each once; a top-up never waits a minute.
+bool consistent(const SpareIndices& m) {
+    if (m.delay_ms > 60000 || m.indices.empty() || m.indices.size() > kMaxRanks) return false;
+    for (std::size_t i = 0; i < m.indices.size(); ++i)
+        if (m.indices[i] >= kMaxRanks || (i > 0 && m.indices[i] <= m.indices[i - 1])) return false;
+    return true;
+}
 // At most one job's worth of processes, each named once.
 bool consistent(const HostFailed& m) {
     if (m.ranks.size() > kMaxRanks) return false;
@@ -157,6 +173,7 @@ FTMPI_MESSAGE_CODEC(SpawnStarted)
 FTMPI_MESSAGE_CODEC(SpawnDone)
 FTMPI_MESSAGE_CODEC(ModexRequest)
 FTMPI_MESSAGE_CODEC(ModexReply)
+FTMPI_MESSAGE_CODEC(SpareIndices)
 
 #undef FTMPI_HOST_CODEC
 

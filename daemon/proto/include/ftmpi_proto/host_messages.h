@@ -23,6 +23,12 @@
 //   daemon -> mpirun -> owner's daemon   modex_request (rank)
 //   owner's daemon -> mpirun -> daemon   modex_reply   (PMIx's packed data of that rank)
 // mpirun fills in `origin_host` when it relays, so each answer finds its way back.
+//
+// Hot spares across hosts (issue 17 item 5): mpirun alone decides which process index each
+// spare sits on and on which host (tools/mpirun/spare_hub.h); a daemon starts and owns the
+// spares it is told to keep and hands one its rank when a spawn_place puts that index on it:
+//   mpirun -> daemon   spare_indices        start a spare on each of these process indices,
+//                                           after delay_ms (a top-up waits for the repair)
 #pragma once
 
 #include <cstdint>
@@ -42,6 +48,7 @@ inline constexpr std::uint16_t kSpawnStartedType = 0x0324;
 inline constexpr std::uint16_t kSpawnDoneType = 0x0325;
 inline constexpr std::uint16_t kModexRequestType = 0x0326;
 inline constexpr std::uint16_t kModexReplyType = 0x0327;
+inline constexpr std::uint16_t kSpareIndicesType = 0x0328;
 
 struct Heartbeat {
     static constexpr std::uint16_t kType = kHeartbeatType;
@@ -113,6 +120,12 @@ struct ModexReply {
     std::string data;         // PMIx's packed data, opaque
 };
 
+struct SpareIndices {
+    static constexpr std::uint16_t kType = kSpareIndicesType;
+    std::uint32_t delay_ms = 0;             // start them this much later (at most 60 s)
+    std::vector<std::uint32_t> indices;     // process indices, sorted, each named once
+};
+
 std::vector<std::uint8_t> encode(const Heartbeat& m);
 std::vector<std::uint8_t> encode(const HostFailed& m);
 std::vector<std::uint8_t> encode(const SpawnRequest& m);
@@ -121,6 +134,7 @@ std::vector<std::uint8_t> encode(const SpawnStarted& m);
 std::vector<std::uint8_t> encode(const SpawnDone& m);
 std::vector<std::uint8_t> encode(const ModexRequest& m);
 std::vector<std::uint8_t> encode(const ModexReply& m);
+std::vector<std::uint8_t> encode(const SpareIndices& m);
 // Fill `out` only on ok; wrong_type for another message; malformed for a bad field.
 ProtoStatus decode(const Frame& f, Heartbeat& out);
 ProtoStatus decode(const Frame& f, HostFailed& out);
@@ -130,5 +144,6 @@ ProtoStatus decode(const Frame& f, SpawnStarted& out);
 ProtoStatus decode(const Frame& f, SpawnDone& out);
 ProtoStatus decode(const Frame& f, ModexRequest& out);
 ProtoStatus decode(const Frame& f, ModexReply& out);
+ProtoStatus decode(const Frame& f, SpareIndices& out);
 
 }  // namespace ftmpi::proto

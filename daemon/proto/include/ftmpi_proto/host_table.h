@@ -41,7 +41,7 @@ struct JobHost {
     HostStateV state = HostStateV::ok;
     std::int32_t daemon_pid = 0;
     std::vector<std::uint32_t> ranks;  // world ranks running there (replacements included)
-    std::uint32_t spares = 0;          // spare processes kept there (none yet)
+    std::uint32_t spares = 0;          // hot spares kept there (mpirun: SpareHub; one host: the daemon)
     std::uint64_t last_heard_ms = 0;   // when mpirun last heard from its daemon; 0: local host
 };
 
