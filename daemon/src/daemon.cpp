@@ -182,7 +182,7 @@ void Daemon::on_signals() {
 void Daemon::on_control_frame(std::uint64_t client, proto::Frame&& f) {
     if (hub_liveness_ && client == hub_client_) hub_liveness_->heard();  // any frame: mpirun lives
     if ((f.type >= proto::kJobSliceType && f.type <= proto::kJobReleaseType) ||
-        (f.type >= proto::kHeartbeatType && f.type <= proto::kModexReplyType))
+        (f.type >= proto::kHeartbeatType && f.type <= proto::kSpareIndicesType))
         return on_hub_frame(client, f);
     switch (static_cast<proto::MsgType>(f.type)) {
         case proto::MsgType::launch_job: {

@@ -16,7 +16,7 @@
 #       left on hosts 1 and 3.
 # The daemons log to $T/d.log (host 1, mpirun's) and $T/d.log.1, $T/d.log.2 (hosts 2 and 3).
 set -u
-CASE=$1 BIN=$2 TBIN=$3 ARG=${4:-}
+CASE=$1 BIN=$(readlink -f "$2") TBIN=$(readlink -f "$3") ARG=${4:-}
 here=$(dirname "$(readlink -f "$0")")
 export FTNS; FTNS=$(bash "$here/hosts.sh" up 3 2) || { echo "FAIL: cannot make the hosts"; exit 1; }
 trap 'bash "$here/hosts.sh" down' EXIT
@@ -42,10 +42,15 @@ expect_clean() {
     done
     for h in "$@"; do bash "$here/hosts.sh" leftovers "$h" || fail "left behind on $h"; done
 }
-# wait_for SECONDS CMD...: until CMD succeeds (every 0.1 s); 1 when it never did.
+# wait_for SECONDS CMD...: until CMD succeeds (every 0.1 s); 1 when it never did or mpirun ended.
+MP=0
 wait_for() {
     local n=$(( $1 * 10 )); shift
-    for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+    for _ in $(seq "$n"); do
+        "$@" && return 0
+        kill -0 "$MP" 2>/dev/null || { "$@"; return; }
+        sleep 0.1
+    done
     return 1
 }
 # start LIMIT ARGS...: mpirun on host 1 in the background (pid in MP), output in $T/out.
@@ -90,7 +95,7 @@ case_loop() {
 }
 
 case_heat() {
-    local heat=$ARG steps=${HEAT_STEPS:-2000}
+    local heat; heat=$(readlink -f "$ARG"); local steps=${HEAT_STEPS:-2000}
     [ -x "$heat" ] || fail "no heat program ($heat)"
     STEP="run"
     start 290 --map-by node -n 6 --comm-mode rebuild --spares 2 "$heat" "$steps" 50 2@s57

@@ -20,19 +20,20 @@ void SpareHub::start(std::vector<Spoke>& spokes, std::uint32_t wanted, std::uint
     wanted_ = wanted;
     next_index_ = first_index;
     cursor_ = 0;
+    // Host order, as the ranks' list (the spokes are not in it: mpirun's own host comes last).
+    order_.resize(spokes.size());
+    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return spokes[a].host < spokes[b].host; });
     if (wanted_ == 0 || spokes.empty()) return;
-    // Host order, as the ranks' list: spare j on the j-th host, round robin.
-    std::vector<std::size_t> order(spokes.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spokes[a].host < spokes[b].host; });
+    // Spare j on the j-th host, round robin.
     std::map<std::size_t, std::vector<std::uint32_t>> by_spoke;
     for (std::uint32_t j = 0; j < wanted_ && next_index_ < kMaxIndex; ++j) {
-        const std::size_t s = order[j % order.size()];
+        const std::size_t s = order_[j % order_.size()];
         if (!live(spokes[s])) continue;
         spoke_of_[next_index_] = s;
         by_spoke[s].push_back(next_index_++);
     }
-    cursor_ = wanted_ % order.size();
+    cursor_ = wanted_ % order_.size();
     give(spokes, by_spoke, 0);
 }
 
@@ -84,12 +85,12 @@ void SpareHub::host_lost(std::vector<Spoke>& spokes, std::size_t lost) {
 std::size_t SpareHub::pick(const std::vector<Spoke>& spokes) {
     std::vector<std::uint32_t> count(spokes.size(), 0);
     for (const auto& [index, s] : spoke_of_) ++count[s];
-    std::size_t best = spokes.size();
-    for (std::size_t k = 0; k < spokes.size(); ++k) {
-        const std::size_t i = (cursor_ + k) % spokes.size();
-        if (live(spokes[i]) && (best == spokes.size() || count[i] < count[best])) best = i;
+    std::size_t best = spokes.size(), at = 0;
+    for (std::size_t k = 0; k < order_.size(); ++k) {
+        const std::size_t pos = (cursor_ + k) % order_.size(), i = order_[pos];
+        if (live(spokes[i]) && (best == spokes.size() || count[i] < count[best])) best = i, at = pos;
     }
-    if (best < spokes.size()) cursor_ = (best + 1) % spokes.size();
+    if (best < spokes.size()) cursor_ = (at + 1) % order_.size();
     return best;
 }
 

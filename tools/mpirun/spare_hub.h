@@ -53,7 +53,8 @@ private:
     std::map<std::uint32_t, std::size_t> spoke_of_;  // spare's process index -> its spoke
     std::uint32_t wanted_ = 0;
     std::uint32_t next_index_ = 0;  // lowest index no process and no spare has had
-    std::size_t cursor_ = 0;        // round robin over the spokes
+    std::vector<std::size_t> order_;  // spoke indices in host order (set by start)
+    std::size_t cursor_ = 0;          // round robin: a position in order_
 };
 
 }  // namespace ftmpi::mpirun

@@ -19,13 +19,14 @@ namespace {
 struct Hosts {
     std::vector<Spoke> spokes;
     std::vector<int> far;  // the daemons' ends
-    explicit Hosts(std::uint32_t n) {
+    // Spoke k serves host `host_of_spoke[k]` (mpirun's own host comes last among the spokes).
+    explicit Hosts(std::uint32_t n, std::vector<std::uint32_t> host_of_spoke = {}) {
         for (std::uint32_t i = 0; i < n; ++i) {
             int sv[2];
             REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
             Spoke s;
             s.fd = sv[0];
-            s.host = i;
+            s.host = i < host_of_spoke.size() ? host_of_spoke[i] : i;
             spokes.push_back(s);
             far.push_back(sv[1]);
         }
@@ -94,6 +95,17 @@ TEST_CASE("spares: a repair takes the spare on its index; the top-up goes to the
     CHECK(h.told(0).at(0).indices == V{9});
     CHECK(h.told(1).at(0).indices == V{10});
     CHECK(h.told(2).empty());
+}
+
+TEST_CASE("spares: round robin follows the hosts, not the order of the spokes", "[spares]") {
+    Hosts h(3, {1, 2, 0});  // as mpirun has them: the remote hosts, then its own
+    SpareHub hub;
+    hub.start(h.spokes, 2, 6);
+    CHECK(h.told(2).at(0).indices == V{6});  // host 0
+    CHECK(h.told(0).at(0).indices == V{7});  // host 1
+    CHECK(hub.claim(h.spokes, 6, 1) == V{0});
+    hub.top_up(h.spokes, 0);
+    CHECK(h.told(1).at(0).indices == V{8});  // host 2: next after host 1, and it has none
 }
 
 TEST_CASE("spares: a lost host's indices move to live hosts; no spare there is claimed", "[spares]") {
