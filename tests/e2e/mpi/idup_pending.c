@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { kDups = 5 };
+/* Rank 0 posts, per duplication, a send to every other rank, the idup and a collective. */
+enum { kDups = 5, kMaxRequests = 64 };
 
 static int rank, size, failures;
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", rank, __LINE__); \
@@ -47,7 +48,7 @@ static void check_distinct(MPI_Comm parent, MPI_Comm *dups, int n) {
 
 /* Completes n requests in the order `how` picks. */
 static void complete(MPI_Request *reqs, int n, int how) {
-  int done = 0, idx, flag, outcount, indices[4 * kDups];
+  int done = 0, idx, flag, outcount, indices[kMaxRequests];
   switch (how % 4) {
     case 0:
       MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
@@ -77,8 +78,12 @@ static void with_traffic(MPI_Comm parent, int loop) {
   int r, s;
   MPI_Comm_rank(parent, &r);
   MPI_Comm_size(parent, &s);
+  if (kDups * (s + 1) > kMaxRequests) {
+    fprintf(stderr, "idup_pending: at most %d processes\n", kMaxRequests / kDups - 1);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   MPI_Comm dups[kDups];
-  MPI_Request reqs[4 * kDups + 16];
+  MPI_Request reqs[kMaxRequests];
   int cnt = 0, value[kDups], sums[kDups], one = 1, bval[kDups];
   for (int j = 0; j < kDups; ++j) {
     value[j] = r == 0 ? 815 + j : 0;
