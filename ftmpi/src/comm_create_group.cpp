@@ -17,6 +17,7 @@
 // process outside the group does not concern this call. Nothing is repaired.
 #include <vector>
 
+#include "comm_child.h"
 #include "group.h"
 #include "library.h"
 #include "match_bits.h"
@@ -113,8 +114,9 @@ Err agree_mask(Comm* parent, const std::vector<int>& ranks, int my_group_rank, i
   *used = lib().comms.used_contexts();
   if (ranks.size() == 1) return Err::ok;
   if (my_group_rank != 0) {
-    Exchange x(parent, tag);
+    // The buffers outlive the exchange: its destructor cancels what is still posted on them.
     std::vector<std::uint8_t> mine = mask_bytes(*used), all;
+    Exchange x(parent, tag);
     if (Err e = x.recv(ranks[0], &all, kMaskBytes + 1); e != Err::ok) return e;
     if (Err e = x.send(ranks[0], mine); e != Err::ok) return e;
     if (Err e = x.wait_all(); e != Err::ok) return e;
@@ -176,19 +178,9 @@ Err create_group(Comm* parent, const Group& g, int tag, MPI_Comm* out) {
   }
   if (context == 0) return fail(Err::intern, "MPI_Comm_create_group: out of context ids");
   lib().comms.mark_context_used(context);
-  auto c = std::make_unique<Comm>();
-  c->context = context;
-  c->coll_context = context + 1;
-  c->errhandler = parent->errhandler;
-  c->comm_mode = parent->comm_mode;
-  c->msg_mode = parent->msg_mode;
-  c->coll_mode = parent->coll_mode;
+  std::unique_ptr<Comm> c = child_comm(*parent, context);
   c->procs = g.procs;
-  std::size_t n = parent->rank_of_proc.size();
-  for (std::uint32_t p : c->procs) n = std::max<std::size_t>(n, p + 1);
-  c->rank_of_proc.assign(n, -1);
-  for (std::size_t r = 0; r < c->procs.size(); ++r)
-    c->rank_of_proc[c->procs[r]] = static_cast<int>(r);
+  c->rank_of_proc = rank_index(c->procs, parent->rank_of_proc.size());
   c->rank = g.my_rank;
   c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
   c->name = "create_group of " + parent->name;

@@ -1,5 +1,6 @@
 #include "construct.h"
 #include "coll_p2p.h"
+#include "comm_child.h"
 #include "monitor.h"
 
 #include <ftmpi/coll/collectives.h>
@@ -64,13 +65,6 @@ CommTable::ContextMask local_used(const CommTable& comms) {
   return m;
 }
 
-void index_procs(Comm* c, std::size_t nprocs_hint) {
-  std::size_t n = nprocs_hint;
-  for (std::uint32_t p : c->procs) n = std::max<std::size_t>(n, p + 1);
-  c->rank_of_proc.assign(n, -1);
-  for (std::size_t r = 0; r < c->procs.size(); ++r) c->rank_of_proc[c->procs[r]] = static_cast<int>(r);
-}
-
 }  // namespace
 
 std::uint32_t Constructor::take_context(CommTable::ContextMask* used) {
@@ -114,7 +108,7 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
       if (!c->is_failed(r)) procs.push_back(c->procs[static_cast<std::size_t>(r)]);
     }
     c->procs = std::move(procs);
-    index_procs(c, c->rank_of_proc.size());
+    c->rank_of_proc = rank_index(c->procs, c->rank_of_proc.size());
     c->rank = c->rank_of_proc[engine_->my_proc()];
     c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
   }
@@ -230,17 +224,6 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
   return Err::ok;
 }
 
-std::unique_ptr<Comm> Constructor::child_of(const Comm& parent, std::uint32_t context) {
-  auto c = std::make_unique<Comm>();
-  c->context = context;
-  c->coll_context = context + 1;
-  c->errhandler = parent.errhandler;
-  c->comm_mode = parent.comm_mode;
-  c->msg_mode = parent.msg_mode;
-  c->coll_mode = parent.coll_mode;
-  return c;
-}
-
 namespace {
 
 // One construction's place among this process's pending ones, from start to every return.
@@ -314,7 +297,7 @@ Err Constructor::dup(Comm* parent, MPI_Comm* out) {
   if (Err e = agree_and_repair(parent, 0, 0, claim.try_offer(), &a); e != Err::ok) return e;
   std::uint32_t context = 0;
   if (Err e = pick_context(parent, claim.key(), a.used, &context); e != Err::ok) return e;
-  std::unique_ptr<Comm> c = child_of(*parent, context);
+  std::unique_ptr<Comm> c = child_comm(*parent, context);
   c->procs = parent->procs;
   c->rank_of_proc = parent->rank_of_proc;
   c->rank = parent->rank;
@@ -363,13 +346,13 @@ Err Constructor::split_among(Comm* parent, int color, int key, const std::string
     members.emplace_back(c_key, old_rank);
   }
   std::sort(members.begin(), members.end());
-  std::unique_ptr<Comm> c = child_of(p, context);
+  std::unique_ptr<Comm> c = child_comm(p, context);
   // Contribution ranks are the pre-repair ranks; translate through the process ids, which
   // survive a SHRINK renumbering.
   for (auto& m : members) {
     c->procs.push_back(a.procs_before[static_cast<std::size_t>(m.second)]);
   }
-  index_procs(c.get(), p.rank_of_proc.size());
+  c->rank_of_proc = rank_index(c->procs, p.rank_of_proc.size());
   c->rank = c->rank_of_proc[engine_->my_proc()];
   c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
   c->name = "split of " + p.name;
@@ -388,12 +371,12 @@ Err Constructor::shrink_build(Comm* parent, const Decision& d, MPI_Comm* out) {
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &used);
   std::uint32_t context = take_context(&used);
   if (context == 0) return fail(Err::intern, "out of context ids");
-  std::unique_ptr<Comm> c = child_of(*parent, context);
+  std::unique_ptr<Comm> c = child_comm(*parent, context);
   // The contributors, in their old order: the same list on every member.
   for (const auto& contribution : d.contributions) {
     c->procs.push_back(parent->procs[static_cast<std::size_t>(contribution.first)]);
   }
-  index_procs(c.get(), parent->rank_of_proc.size());
+  c->rank_of_proc = rank_index(c->procs, parent->rank_of_proc.size());
   c->rank = c->rank_of_proc[engine_->my_proc()];
   c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
   c->name = "shrink of " + parent->name;

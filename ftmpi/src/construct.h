@@ -57,7 +57,6 @@ class Constructor {
   // *rebuilt: new processes joined, so the construction needs an agreement that includes them.
   Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used, bool* rebuilt);
   std::uint32_t take_context(CommTable::ContextMask* used);
-  std::unique_ptr<Comm> child_of(const Comm& parent, std::uint32_t context);
   void release_contexts(Comm* comm);
 
   CommTable* comms_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "comm_child.h"
 #include "ftmpi_proto/wire.h"
 #include "group.h"
 #include "library.h"
@@ -115,14 +116,6 @@ bool decode(const std::vector<std::uint8_t>& in, Outcome* o, CommTable::ContextM
   o->text = std::move(text);
   *extra = std::move(rest);
   return true;
-}
-
-std::vector<int> rank_index(const std::vector<std::uint32_t>& procs, std::size_t nprocs) {
-  std::size_t n = nprocs;
-  for (std::uint32_t p : procs) n = std::max<std::size_t>(n, p + 1);
-  std::vector<int> out(n, -1);
-  for (std::size_t r = 0; r < procs.size(); ++r) out[procs[r]] = static_cast<int>(r);
-  return out;
 }
 
 int compare_lists(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
@@ -320,10 +313,7 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
   std::uint32_t context = take_context(a.used);
   if (context == 0) return fail(Err::intern, "out of context ids");
 
-  auto c = std::make_unique<Comm>();
-  c->inter = true;
-  c->context = context;
-  c->coll_context = context + 1;
+  std::unique_ptr<Comm> c = child_comm(*local, context, true);
   c->procs = local->procs;
   c->rank_of_proc = local->rank_of_proc;
   c->rank = local->rank;
@@ -332,10 +322,6 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
   // Sized for both groups so the point-to-point fast check may index it with a remote rank;
   // only local ranks are ever marked (intercomm_lost_process), and then the state is FAILED.
   c->proc_state.assign(std::max(c->procs.size(), c->remote_procs.size()), FTMPI_PROC_OK);
-  c->errhandler = local->errhandler;
-  c->comm_mode = local->comm_mode;
-  c->msg_mode = local->msg_mode;
-  c->coll_mode = local->coll_mode;
   c->name = "intercomm of " + local->name;
   *out = comms_->add(std::move(c));
   return Err::ok;
@@ -374,9 +360,7 @@ Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
   std::uint32_t context = take_context(a.used);
   if (context == 0) return fail(Err::intern, "out of context ids");
 
-  auto c = std::make_unique<Comm>();
-  c->context = context;
-  c->coll_context = context + 1;
+  std::unique_ptr<Comm> c = child_comm(*ic, context);
   const auto& first = local_first ? ic->procs : ic->remote_procs;
   const auto& second = local_first ? ic->remote_procs : ic->procs;
   c->procs = first;
@@ -384,10 +368,6 @@ Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
   c->rank_of_proc = rank_index(c->procs, nprocs());
   c->rank = c->rank_of_proc[engine_->my_proc()];
   c->proc_state.assign(c->procs.size(), FTMPI_PROC_OK);
-  c->errhandler = ic->errhandler;
-  c->comm_mode = ic->comm_mode;
-  c->msg_mode = ic->msg_mode;
-  c->coll_mode = ic->coll_mode;
   c->name = "merge of " + ic->name;
   *out = comms_->add(std::move(c));
   return Err::ok;
@@ -403,20 +383,13 @@ Err Intercomms::dup(Comm* ic, MPI_Comm* out) {
   if (Err e = agree_across(ic, 0, {}, plan, &a); e != Err::ok) return e;
   std::uint32_t context = take_context(a.used);
   if (context == 0) return fail(Err::intern, "out of context ids");
-  auto c = std::make_unique<Comm>();
-  c->inter = true;
-  c->context = context;
-  c->coll_context = context + 1;
+  std::unique_ptr<Comm> c = child_comm(*ic, context, true);
   c->procs = ic->procs;
   c->rank_of_proc = ic->rank_of_proc;
   c->rank = ic->rank;
   c->remote_procs = ic->remote_procs;
   c->remote_rank_of_proc = ic->remote_rank_of_proc;
   c->proc_state.assign(ic->proc_state.size(), FTMPI_PROC_OK);
-  c->errhandler = ic->errhandler;
-  c->comm_mode = ic->comm_mode;
-  c->msg_mode = ic->msg_mode;
-  c->coll_mode = ic->coll_mode;
   c->name = "dup of " + ic->name;
   *out = comms_->add(std::move(c));
   return Err::ok;
@@ -515,10 +488,7 @@ Err Intercomms::split(Comm* ic, int color, int key, MPI_Comm* out) {
   }
   const std::uint32_t context = take_context(used);
   if (context == 0) return fail(Err::intern, "out of context ids");
-  auto c = std::make_unique<Comm>();
-  c->inter = true;
-  c->context = context;
-  c->coll_context = context + 1;
+  std::unique_ptr<Comm> c = child_comm(*ic, context, true);
   for (int r : members_of(local, color)) c->procs.push_back(ic->procs[static_cast<std::size_t>(r)]);
   for (int r : members_of(remote, color)) {
     if (r < 0 || r >= ic->peer_size()) return fail(Err::intern, "remote split names rank %d", r);
@@ -528,10 +498,6 @@ Err Intercomms::split(Comm* ic, int color, int key, MPI_Comm* out) {
   c->rank = c->rank_of_proc[engine_->my_proc()];
   c->remote_rank_of_proc = rank_index(c->remote_procs, nprocs());
   c->proc_state.assign(std::max(c->procs.size(), c->remote_procs.size()), FTMPI_PROC_OK);
-  c->errhandler = ic->errhandler;
-  c->comm_mode = ic->comm_mode;
-  c->msg_mode = ic->msg_mode;
-  c->coll_mode = ic->coll_mode;
   c->name = "split of " + ic->name;
   *out = comms_->add(std::move(c));
   return Err::ok;
