@@ -151,9 +151,9 @@ class Engine {
  private:
   // What a receive or probe for (source, tag) asks the transport for.
   struct Selector {
-    transport::PeerId peer;
-    std::uint64_t bits;
-    std::uint64_t ignore;
+    transport::PeerId peer{};
+    std::uint64_t bits = 0;  // initialised: GCC 12 -O3 cannot see select() sets it on success
+    std::uint64_t ignore = 0;
   };
   Err select(int source, int tag, Comm* comm, std::uint32_t context, Selector* out) const;
   void complete(const transport::Completion& c);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ftmpi_proto/wire.h"
 #include "match_bits.h"
 #include "monitor.h"
 
@@ -10,17 +11,6 @@ namespace ftmpi {
 namespace {
 
 constexpr std::size_t kNoticeBytes = 16;  // a revoke notice carries nothing but its match bits
-
-void put_i32(std::vector<std::uint8_t>* out, std::int32_t v) {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-  out->insert(out->end(), p, p + 4);
-}
-
-std::int32_t get_i32(const std::vector<std::uint8_t>& in, std::size_t at) {
-  std::int32_t v = 0;
-  if (at + 4 <= in.size()) std::memcpy(&v, in.data() + at, 4);
-  return v;
-}
 
 }  // namespace
 
@@ -85,8 +75,8 @@ void Ulfm::apply_revoke(Comm& c) {
 // failed everywhere, count as acknowledged). The decision holds every contribution and the
 // ranks that did not contribute, so every member computes the same AND and the same error.
 std::vector<std::uint8_t> Ulfm::agree_contribution(const Comm& c, int flag) const {
-  std::vector<std::uint8_t> out;
-  put_i32(&out, flag);
+  proto::WireWriter w;
+  w.i32(flag);
   std::vector<int> acked(c.failed.begin(), c.failed.begin() + std::min<std::size_t>(
                                                    static_cast<std::size_t>(c.acked), c.failed.size()));
   for (int r = 0; r < c.size(); ++r) {
@@ -94,8 +84,8 @@ std::vector<std::uint8_t> Ulfm::agree_contribution(const Comm& c, int flag) cons
       acked.push_back(r);
     }
   }
-  for (int r : acked) put_i32(&out, r);
-  return out;
+  w.i32_list(acked);
+  return std::move(w.bytes());
 }
 
 Err Ulfm::agree_result(Comm* c, const Decision& d, int* flag) {
@@ -104,11 +94,16 @@ Err Ulfm::agree_result(Comm* c, const Decision& d, int* flag) {
   int value = ~0;
   int unacked = -1;
   for (const auto& [rank, bytes] : d.contributions) {
-    value &= get_i32(bytes, 0);
+    proto::WireReader in(bytes);
+    const std::int32_t contributed = in.i32();
+    const std::vector<std::int32_t> acked = in.i32_list();
+    if (in.finish() != proto::ProtoStatus::ok) {
+      return fail(Err::intern, "MPIX_Comm_agree on %s: malformed contribution of rank %d",
+                  c->name.c_str(), rank);
+    }
+    value &= contributed;
     for (int r : d.failed) {
-      bool acked = false;
-      for (std::size_t at = 4; at + 4 <= bytes.size() && !acked; at += 4) acked = get_i32(bytes, at) == r;
-      if (!acked && unacked < 0) unacked = r;
+      if (unacked < 0 && std::find(acked.begin(), acked.end(), r) == acked.end()) unacked = r;
     }
   }
   *flag = value;
