@@ -37,8 +37,9 @@ constexpr auto kWatchdogGrace = std::chrono::seconds(5);
 
 // The loop's own reaction to the closed link is the normal path; this thread is the last
 // resort when the loop is stuck. It only polls for the peer's hang-up (never reads: the loop
-// owns the bytes), then gives the loop `grace`, removes the run files (what remove_run_files()
-// removes, or /tmp/ftmpi-$UID would stay on the host) and exits.
+// owns the bytes), then gives the loop `grace`, ends the ranks and removes their segments and
+// the run files (what remove_run_files() removes, or /tmp/ftmpi-$UID would stay on the host)
+// and exits.
 void hub_watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup) {
     for (;;) {
         pollfd p{fd, POLLRDHUP, 0};
@@ -50,7 +51,7 @@ void hub_watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cle
     std::this_thread::sleep_for(grace);
     static const char msg[] = "ftmpid: mpirun's link closed and the daemon did not stop in time; exiting\n";
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
-    cleanup.spawn();
+    cleanup.run();
     _exit(1);
 }
 

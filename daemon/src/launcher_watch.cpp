@@ -20,13 +20,7 @@ namespace {
 // Blocks (without spinning) until the launcher's end of the pipe is closed, then gives the
 // loop `grace` to finish in order. Touches no daemon state: only this descriptor, the names to
 // remove (copied in before anything can go wrong) and _exit.
-void watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup, std::string self_exe) {
-    // argv is built now: when the loop is stuck it may hold the allocator's lock, so the moment
-    // of need must not allocate (posix_spawn's clone does not use malloc).
-    char* envp[] = {nullptr};
-    char sweep_opt[] = "--end-children-of";
-    std::string me = std::to_string(getpid());
-    char* sweep_argv[] = {self_exe.data(), sweep_opt, me.data(), nullptr};
+void watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup) {
     for (;;) {
         pollfd p{fd, POLLIN, 0};
         int rc = poll(&p, 1, -1);
@@ -43,15 +37,7 @@ void watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup
     // (PR_SET_PDEATHSIG) fires as the thread that forked them goes.
     static const char msg[] = "ftmpid: launcher gone and the daemon did not stop in time; exiting\n";
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
-    // The ranks would die of PR_SET_PDEATHSIG after us, with nobody left to remove their
-    // /dev/shm segments: a helper ends them and removes those first (orphan_sweep.h). Waited
-    // for (it gives up after 5 s); if the loop woke and reaped it, waitpid fails with ECHILD.
-    pid_t sweeper;
-    if (!self_exe.empty() && posix_spawn(&sweeper, sweep_argv[0], nullptr, nullptr, sweep_argv, envp) == 0) {
-        while (waitpid(sweeper, nullptr, 0) < 0 && errno == EINTR) {
-        }
-    }
-    cleanup.spawn();
+    cleanup.run();  // ends the ranks and removes their segments first (last_resort_cleanup.h)
     _exit(1);
 }
 
@@ -60,11 +46,8 @@ void watchdog(int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup
 bool LauncherWatch::start(EventLoop& loop, int fd, std::chrono::milliseconds grace, LastResortCleanup cleanup,
                           std::function<void()> on_gone) {
     fd_ = fd;
-    char exe[4096];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    std::string self_exe = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : std::string();
     try {
-        std::thread(watchdog, fd, grace, std::move(cleanup), std::move(self_exe)).detach();
+        std::thread(watchdog, fd, grace, std::move(cleanup)).detach();
     } catch (...) {
         return false;
     }

@@ -20,6 +20,10 @@
 #             connect-ack). Host 2's daemon must end with the job: mpirun waits for its launchers,
 #             so it returns within 3 s of the survivors' OK line (a stuck daemon took 5 s, its
 #             link watchdog's grace, which then says "did not stop in time" on mpirun's stderr).
+# stalled    mpirun SIGKILLed under a 3-host job whose daemons' loops are stuck
+#             (FTMPI_TEST_DAEMON_STALL, forwarded by mpirun to the remote daemons): every daemon's
+#             watchdog must end its ranks and remove their /dev/shm segments and its run files
+#             (last_resort_cleanup.h) — nothing left on any host. ROUNDS rounds.
 set -u
 CASE=$1 BIN=$2 TBIN=$3 RANK=$4 ROUNDS=${5:-5}
 here=$(dirname "$(readlink -f "$0")")
@@ -124,8 +128,41 @@ case_handshake_death() {
     echo "ok [handshake_death] $ROUNDS rounds; mpirun ended this many ms after the survivors' OK:$times"
 }
 
+case_stalled() {
+    local round mp n h p
+    for round in $(seq "$ROUNDS"); do
+        STEP="round $round"
+        rm -f "$T/out" "$T/err"
+        FTMPI_TEST_DAEMON_STALL=1 timeout -s KILL 60 bash "$here/hosts.sh" exec "${H[0]}" \
+            "$BIN/mpirun" --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" --timeout 50 \
+            -n 6 --map-by node "$SIGNAL_SELF" >"$T/out" 2>"$T/err" </dev/null &
+        mp=$!
+        # The ranks cannot finish MPI_Init (the stalled loops never serve the fence across
+        # hosts), so wait until every host runs its 2 rank processes.
+        for _ in $(seq 300); do
+            n=0
+            for h in "${H[@]}"; do
+                for p in $(bash "$here/hosts.sh" procs "$h"); do
+                    grep -q "signal_self" "/proc/$p/cmdline" 2>/dev/null && n=$((n + 1))
+                done
+            done
+            [ "$n" -ge 6 ] && break
+            sleep 0.1
+        done
+        [ "$n" -ge 6 ] || fail "only $n of 6 rank processes started"
+        sleep 1  # their shared-memory regions exist before the address exchange that waits
+        # mpirun runs inside host 1's namespace under `timeout`: SIGKILL the mpirun itself.
+        pkill -KILL -f "^$BIN/mpirun --hostfile $FTNS/hostfile" || fail "no mpirun to kill"
+        wait "$mp" 2>/dev/null
+        # The watchdogs' grace is 5 s; then the sweep (ranks, segments) and the run files.
+        bash "$here/hosts.sh" clean 150 "${H[0]}" "${H[1]}" "${H[2]}" || fail "left behind after the watchdogs"
+    done
+    echo "ok [stalled] $ROUNDS rounds: nothing left on any host"
+}
+
 case "$CASE" in
     idle) case_idle ;;
+    stalled) case_stalled ;;
     init_death) case_init_death ;;
     handshake_death) case_handshake_death ;;
     *) echo "unknown case $CASE"; exit 2 ;;

@@ -149,9 +149,14 @@ LinkStatus RemoteDaemons::launch(const std::vector<RemoteHost>& hosts, const Lau
     std::string secret_line = proto::secret_to_hex(secret_) + "\n";
     const std::string daemon = ftmpid_path();
     for (const RemoteHost& h : hosts) {
-        // The launcher gives a clean environment: FTMPI_DEBUG must be said on the command line.
+        // The launcher gives a clean environment: FTMPI_DEBUG (and the test hook that stalls a
+        // daemon's loop, for the watchdog tests) must be said on the command line.
         std::vector<std::string> words;
         if (debug_log::enabled()) words = {"env", "FTMPI_DEBUG=1"};
+        if (knobs::flag(knobs::Id::test_daemon_stall)) {
+            if (words.empty()) words = {"env"};
+            words.push_back("FTMPI_TEST_DAEMON_STALL=1");
+        }
         words.insert(words.end(), {daemon, "--remote", "--connect", opts.listen_addr + ":" + std::to_string(port),
                                           "--host-index", std::to_string(h.host_index)});
         if (opts.heartbeat_period_ms > 0) {
