@@ -231,12 +231,10 @@ bool op_allowed(Op op, Kind kind) { return lookup(op, kind) != nullptr; }
 Status predefined_reduction(Op op, Kind kind, std::size_t count, Reduction* out) {
   RawFn fn = lookup(op, kind);
   if (fn == nullptr) return Status::invalid;
-  Reduction r;
-  r.elem_size = kind_size(kind);
-  r.count = count;
-  r.commutative = true;  // every predefined operation is
-  r.combine = fn;        // a plain function pointer: stored inline, no allocation
-  *out = std::move(r);
+  out->elem_size = kind_size(kind);
+  out->count = count;
+  out->commutative = true;  // every predefined operation is
+  out->combine = fn;        // a plain function pointer (CombineFn::Raw): no allocation
   return Status::ok;
 }
 

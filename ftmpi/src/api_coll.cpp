@@ -45,13 +45,16 @@ struct Call {
 // takes part in the outcome step.
 bool atomic(const Comm* c) { return atomic_mode(c); }
 
-Err begin(MPI_Comm comm, const char* fn, Call* call) {
+// The communicator of a collective call, looked up once: the intercommunicator dispatch and
+// the intracommunicator path share the lookup (it was done twice, ~30 instructions a call).
+Err find_comm(MPI_Comm comm, const char* fn, Call* call) {
   if (Err e = check_initialized(fn); e != Err::ok) return e;
-  if (Err e = lib().comms.lookup(comm, &call->comm); e != Err::ok) return e;
-  if (call->comm->inter) {
-    return fail(Err::comm, "%s: %s is an intercommunicator; MPI defines no scan on "
-                "intercommunicators", fn, call->comm->name.c_str());
-  }
+  return lib().comms.lookup(comm, &call->comm);
+}
+
+// An intracommunicator's collective past its lookup: refused if a failure is pending here
+// (ATOMIC: after voting so), else the participants' view.
+Err enter(Call* call) {
   if (call->comm->state != FTMPI_COMM_OK) {
     if (Err e = lib().ft.check(call->comm, FaultHandler::kWholeComm); e != Err::ok) {
       if (atomic(call->comm)) (void)agree_outcome(call->comm, false);
@@ -62,21 +65,35 @@ Err begin(MPI_Comm comm, const char* fn, Call* call) {
   return Err::ok;
 }
 
+Err begin(MPI_Comm comm, const char* fn, Call* call) {
+  if (Err e = find_comm(comm, fn, call); e != Err::ok) return e;
+  if (call->comm->inter) {
+    return fail(Err::comm, "%s: %s is an intercommunicator; MPI defines no scan on "
+                "intercommunicators", fn, call->comm->name.c_str());
+  }
+  return enter(call);
+}
+
 // One buffer argument (`what` names it): count, datatype, and a buffer that can hold the data.
 // Callers skip a buffer that is legitimately MPI_IN_PLACE; anywhere else it is an error.
 // *bytes is the packed size (count * type size), what the data-movement algorithms move.
+Err buffer_bytes(const char* what, const void* buf, int count, const Datatype& t,
+                 std::size_t* bytes) {
+  *bytes = packed_size(t, static_cast<std::size_t>(count));
+  if (buf == MPI_IN_PLACE) return fail(Err::buffer, "%s may not be MPI_IN_PLACE here", what);
+  // NULL is MPI_BOTTOM for a staged derived type (absolute addresses); a type moved in place
+  // has its data at the buffer's start.
+  if (buf == nullptr && *bytes > 0 && (t.contiguous || t.predefined)) {
+    return fail(Err::buffer, "%s is NULL but %d elements are to be transferred", what, count);
+  }
+  return Err::ok;
+}
+
 Err bytes_of(const char* what, const void* buf, int count, MPI_Datatype type,
              const Datatype** t, std::size_t* bytes) {
   if (count < 0) return fail(Err::count, "%s: count %d is negative", what, count);
   if (Err e = lib().types.lookup(type, t); e != Err::ok) return e;
-  *bytes = packed_size(**t, static_cast<std::size_t>(count));
-  if (buf == MPI_IN_PLACE) return fail(Err::buffer, "%s may not be MPI_IN_PLACE here", what);
-  // NULL is MPI_BOTTOM for a staged derived type (absolute addresses); a type moved in place
-  // has its data at the buffer's start.
-  if (buf == nullptr && *bytes > 0 && ((*t)->contiguous || (*t)->predefined)) {
-    return fail(Err::buffer, "%s is NULL but %d elements are to be transferred", what, count);
-  }
-  return Err::ok;
+  return buffer_bytes(what, buf, count, **t, bytes);
 }
 
 // MPI_IN_PLACE given by a process for which the collective does not define it.
@@ -140,7 +157,7 @@ Err check_reduce_buffers(const void* sendbuf, const void* recvbuf, int count, MP
                          const Datatype** t, std::size_t* bytes) {
   if (Err e = bytes_of("recvbuf", recvbuf, count, type, t, bytes); e != Err::ok) return e;
   if (sendbuf == MPI_IN_PLACE) return Err::ok;
-  if (Err e = bytes_of("sendbuf", sendbuf, count, type, t, bytes); e != Err::ok) return e;
+  if (Err e = buffer_bytes("sendbuf", sendbuf, count, **t, bytes); e != Err::ok) return e;
   return check_distinct(sendbuf, recvbuf, *bytes);
 }
 
@@ -242,16 +259,16 @@ void* in_place_or(void* buf) { return buf == MPI_IN_PLACE ? coll::in_place : buf
 // every buffer of a call does, the call takes the plain path: no Stage, no copy.
 bool moves_in_place(const Datatype* t) { return t == nullptr || Form::packed(*t).direct; }
 
-// The reduction of `count` elements of `type` and the form its buffers take (coll_stage.h).
-Err reduction_for(MPI_Op op, MPI_Datatype type, int count, coll::Reduction* r, Form* form,
-                  const Datatype** t) {
-  if (Err e = lib().types.lookup(type, t); e != Err::ok) return e;
-  if ((*t)->predefined) {  // the path of every reduction on a basic type, kept short
+// The reduction of `count` elements of `type` (`t`, looked up by the caller's buffer checks)
+// and the form its buffers take (coll_stage.h).
+Err reduction_for(MPI_Op op, MPI_Datatype type, int count, const Datatype& t,
+                  coll::Reduction* r, Form* form) {
+  if (t.predefined) {  // the path of every reduction on a basic type, kept short
     *form = Form{};  // direct: the algorithm works in the user's buffers
-    return lib().ops.reduction(op, type, static_cast<std::size_t>((*t)->extent),
+    return lib().ops.reduction(op, type, static_cast<std::size_t>(t.extent),
                                static_cast<std::size_t>(count), r);
   }
-  return plan_reduction(op, type, **t, static_cast<std::size_t>(count), r, form);
+  return plan_reduction(op, type, t, static_cast<std::size_t>(count), r, form);
 }
 
 // ---- Staging of slot and v-variant buffers (coll_stage.h) ---------------------------------
@@ -395,6 +412,15 @@ Err v_buffer(const Comm* c, const char* what, const void* buf, const int* counts
   if (Err e_ = begin(comm, fn, &call); e_ != Err::ok) return raise(call.comm, e_); \
   Comm* c = call.comm;                                               \
   CommP2P p2p(&lib().engine, c)
+// A collective that intercommunicators have as well: after the one lookup, an
+// intercommunicator (`ic`) returns the given call (intercomm_coll.h).
+#define BEGIN_OR_INTER(fn, ...)                                                   \
+  Call call;                                                                      \
+  if (Err e_ = find_comm(comm, fn, &call); e_ != Err::ok) return raise(call.comm, e_); \
+  if (Comm* ic = call.comm; ic->inter) return __VA_ARGS__;                        \
+  if (Err e_ = enter(&call); e_ != Err::ok) return raise(call.comm, e_);          \
+  Comm* c = call.comm;                                                            \
+  CommP2P p2p(&lib().engine, c)
 #define CHECK(expr)                                       \
   do {                                                    \
     if (Err e_ = (expr); e_ != Err::ok) return refuse(c, e_); \
@@ -415,7 +441,7 @@ int prefix_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type
   CHECK(check_reduce_buffers(sendbuf, recvbuf, count, type, &t, &bytes));
   coll::Reduction r;
   Form form;
-  CHECK(reduction_for(op, type, count, &r, &form, &t));
+  CHECK(reduction_for(op, type, count, *t, &r, &form));
   if (form.direct) {
     return finish(c, algorithm(call.view, p2p, in_place_or(sendbuf), recvbuf, r), fn);
   }
@@ -440,16 +466,14 @@ int prefix_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type
 extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_barrier(ic);
-  BEGIN("MPI_Barrier");
+  BEGIN_OR_INTER("MPI_Barrier", inter_barrier(ic));
   // Leaving a barrier cleanly means every member's message chain reached here.
   return finish_uniform(c, call.view, coll::barrier(call.view, p2p),
                         UniformResult{nullptr, 0, true}, "MPI_Barrier");
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_bcast(ic, buf, count, type, root);
-  BEGIN("MPI_Bcast");
+  BEGIN_OR_INTER("MPI_Bcast", inter_bcast(ic, buf, count, type, root));
   const Datatype* t = nullptr;
   std::size_t bytes;
   CHECK(bytes_of("buffer", buf, count, type, &t, &bytes));
@@ -474,8 +498,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_reduce(ic, sendbuf, recvbuf, count, type, op, root);
-  BEGIN("MPI_Reduce");
+  BEGIN_OR_INTER("MPI_Reduce", inter_reduce(ic, sendbuf, recvbuf, count, type, op, root));
   const Datatype* t = nullptr;
   std::size_t bytes;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -487,7 +510,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   }
   coll::Reduction r;
   Form form;
-  CHECK(reduction_for(op, type, count, &r, &form, &t));
+  CHECK(reduction_for(op, type, count, *t, &r, &form));
   // ATOMIC and small: an allreduce, whose result is the same everywhere and holds every
   // member's contribution, so the outcome may settle without an agreement (coll_outcome.h);
   // members other than the root keep the result in scratch memory.
@@ -522,15 +545,14 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_allreduce(ic, sendbuf, recvbuf, count, type, op);
-  BEGIN("MPI_Allreduce");
+  BEGIN_OR_INTER("MPI_Allreduce", inter_allreduce(ic, sendbuf, recvbuf, count, type, op));
   const Datatype* t = nullptr;
   std::size_t bytes;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   CHECK(check_reduce_buffers(sendbuf, recvbuf, count, type, &t, &bytes));
   coll::Reduction r;
   Form form;
-  CHECK(reduction_for(op, type, count, &r, &form, &t));
+  CHECK(reduction_for(op, type, count, *t, &r, &form));
   // Every member's result holds every member's contribution (count > 0), and is the same
   // everywhere: the outcome may settle (coll_outcome.h).
   if (form.direct) {
@@ -556,10 +578,8 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
 
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) {
-    return inter_reduce_scatter(ic, sendbuf, recvbuf, recvcounts, type, op);
-  }
-  BEGIN("MPI_Reduce_scatter");
+  BEGIN_OR_INTER("MPI_Reduce_scatter",
+                 inter_reduce_scatter(ic, sendbuf, recvbuf, recvcounts, type, op));
   const Datatype* t = nullptr;
   std::size_t bytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -584,7 +604,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
   if (!in_place) CHECK(check_distinct(sendbuf, recvbuf, in_bytes));
   coll::Reduction r;
   Form form;
-  CHECK(reduction_for(op, type, 0, &r, &form, &t));
+  CHECK(reduction_for(op, type, 0, *t, &r, &form));
   if (form.per != 1) {
     for (std::size_t& n : counts) n *= form.per;  // the algorithm counts the form's units
   }
@@ -623,10 +643,8 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
 // behaviour under failure).
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) {
-    return inter_reduce_scatter_block(ic, sendbuf, recvbuf, recvcount, type, op);
-  }
-  BEGIN("MPI_Reduce_scatter_block");
+  BEGIN_OR_INTER("MPI_Reduce_scatter_block",
+                 inter_reduce_scatter_block(ic, sendbuf, recvbuf, recvcount, type, op));
   if (recvcount < 0) return refuse(c, fail(Err::count, "MPI_Reduce_scatter_block: recvcount %d is negative", recvcount));
   const std::vector<int> counts(static_cast<std::size_t>(c->size()), recvcount);
   return MPI_Reduce_scatter(sendbuf, recvbuf, counts.data(), type, op, comm);
@@ -634,8 +652,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
 
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_gather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
-  BEGIN("MPI_Gather");
+  BEGIN_OR_INTER("MPI_Gather", inter_gather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -671,11 +688,8 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) {
-    return inter_gatherv(ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         root);
-  }
-  BEGIN("MPI_Gatherv");
+  BEGIN_OR_INTER("MPI_Gatherv",
+                 inter_gatherv(ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, unused = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -703,8 +717,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_scatter(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
-  BEGIN("MPI_Scatter");
+  BEGIN_OR_INTER("MPI_Scatter", inter_scatter(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, rbytes = 0;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -739,11 +752,8 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) {
-    return inter_scatterv(ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root);
-  }
-  BEGIN("MPI_Scatterv");
+  BEGIN_OR_INTER("MPI_Scatterv",
+                 inter_scatterv(ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t rbytes = 0, unused = 0;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -769,8 +779,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_allgather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  BEGIN("MPI_Allgather");
+  BEGIN_OR_INTER("MPI_Allgather", inter_allgather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t rbytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -805,11 +814,8 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) {
-    return inter_allgatherv(ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                            recvtype);
-  }
-  BEGIN("MPI_Allgatherv");
+  BEGIN_OR_INTER("MPI_Allgatherv",
+                 inter_allgatherv(ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t sbytes = 0, unused = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -833,8 +839,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) return inter_alltoall(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  BEGIN("MPI_Alltoall");
+  BEGIN_OR_INTER("MPI_Alltoall", inter_alltoall(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t rbytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -860,11 +865,8 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) {
-    return inter_alltoallv(ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                           rdispls, recvtype);
-  }
-  BEGIN("MPI_Alltoallv");
+  BEGIN_OR_INTER("MPI_Alltoallv",
+                 inter_alltoallv(ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype));
   const Datatype *st = nullptr, *rt = nullptr;
   std::size_t unused = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -894,11 +896,8 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
 int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  if (Comm* ic = intercomm_or_null(comm)) {
-    return inter_alltoallw(ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                           rdispls, recvtypes);
-  }
-  BEGIN("MPI_Alltoallw");
+  BEGIN_OR_INTER("MPI_Alltoallw",
+                 inter_alltoallw(ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes));
   const bool in_place = sendbuf == MPI_IN_PLACE;
   WBlocks in, out;
   CHECK(out.setup(c, "recv", recvbuf, recvcounts, rdispls, recvtypes));
@@ -947,7 +946,7 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
   }
   coll::Reduction r;
   Form form;
-  if (Err e = reduction_for(op, type, count, &r, &form, &t); e != Err::ok) return raise_world(e);
+  if (Err e = reduction_for(op, type, count, *t, &r, &form); e != Err::ok) return raise_world(e);
   if (count == 0) return MPI_SUCCESS;
   const auto n = static_cast<std::size_t>(count);
   Stage in, out;

@@ -15,12 +15,6 @@ namespace ftmpi {
 
 using namespace intercoll;
 
-Comm* intercomm_or_null(MPI_Comm handle) {
-  Comm* c = nullptr;
-  if (!lib().initialized || lib().comms.lookup(handle, &c) != Err::ok) return nullptr;
-  return c->inter ? c : nullptr;
-}
-
 int inter_barrier(Comm* ic) {
   if (int rc = begin(ic, "MPI_Barrier"); rc != MPI_SUCCESS) return rc;
   Inter x(ic);

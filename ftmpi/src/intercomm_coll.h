@@ -60,8 +60,4 @@ int inter_reduce_scatter(Comm* ic, const void* sendbuf, void* recvbuf, const int
 int inter_reduce_scatter_block(Comm* ic, const void* sendbuf, void* recvbuf, int recvcount,
                                MPI_Datatype type, MPI_Op op);
 
-// The intercommunicator behind a handle, or nullptr (an intracommunicator or an invalid
-// handle: the caller's usual checks report that).
-Comm* intercomm_or_null(MPI_Comm handle);
-
 }  // namespace ftmpi

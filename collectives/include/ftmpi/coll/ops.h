@@ -5,6 +5,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "ftmpi/coll/p2p.h"
 
@@ -51,7 +54,39 @@ enum class Op { max, min, sum, prod, land, band, lor, bor, lxor, bxor, maxloc, m
 // combine(in, inout, count): inout[i] = in[i] op inout[i] for count elements. `in` holds the
 // contribution of lower ranks, which is what makes a non-commutative operation well defined
 // (the same convention as MPI user functions). Buffers may be unaligned.
-using CombineFn = std::function<void(const void* in, void* inout, std::size_t count)>;
+// A predefined operation is a plain function pointer, held as one: every MPI_Allreduce builds
+// a Reduction, and a std::function cost ~40 instructions per call to build, move and destroy
+// (callgrind, tests/bench/ft_cost.c). Anything else callable (a user operation with its
+// datatype, a wrapper) is kept behind a shared pointer, built once per call as before.
+class CombineFn {
+ public:
+  using Raw = void (*)(const void* in, void* inout, std::size_t count);
+  using General = std::function<void(const void* in, void* inout, std::size_t count)>;
+
+  CombineFn() = default;
+  // Implicit, so that `r.combine = fn` takes a function, a captureless lambda or a closure.
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, CombineFn>>>
+  CombineFn(F&& f) {  // NOLINT(google-explicit-constructor)
+    if constexpr (std::is_convertible_v<F, Raw>) {
+      raw_ = f;
+    } else {
+      general_ = std::make_shared<const General>(std::forward<F>(f));
+    }
+  }
+
+  void operator()(const void* in, void* inout, std::size_t count) const {
+    if (raw_ != nullptr) {
+      raw_(in, inout, count);
+    } else {
+      (*general_)(in, inout, count);
+    }
+  }
+  explicit operator bool() const { return raw_ != nullptr || general_ != nullptr; }
+
+ private:
+  Raw raw_ = nullptr;
+  std::shared_ptr<const General> general_;
+};
 
 // Everything a reduction algorithm needs to know about the operation and the data.
 struct Reduction {
