@@ -24,12 +24,11 @@ namespace {
 // A nonblocking collective (nbc.h) has its own: several may be under way on one thread.
 // Below MPI_THREAD_MULTIPLE only one thread is ever inside the library, so one view serves
 // (a thread-local costs a __tls_get_addr call per use in a shared library).
+// (At namespace scope: a function-local static is guarded, a check on every call.)
+coll::View only_view;
 coll::View& this_threads_view() {
   if (coll::View* own = Nbc::view(); own != nullptr) return *own;
-  if (!LibraryLock::enabled()) {
-    static coll::View only_view;
-    return only_view;
-  }
+  if (!LibraryLock::enabled()) return only_view;
   static thread_local coll::View view;
   return view;
 }
@@ -47,7 +46,7 @@ bool atomic(const Comm* c) { return atomic_mode(c); }
 
 // The communicator of a collective call, looked up once: the intercommunicator dispatch and
 // the intracommunicator path share the lookup (it was done twice, ~30 instructions a call).
-Err find_comm(MPI_Comm comm, const char* fn, Call* call) {
+[[gnu::always_inline]] inline Err find_comm(MPI_Comm comm, const char* fn, Call* call) {
   if (Err e = check_initialized(fn); e != Err::ok) return e;
   return lib().comms.lookup(comm, &call->comm);
 }

@@ -18,7 +18,11 @@ class CommP2P final : public coll::P2P {
  public:
   CommP2P(Engine* engine, Comm* comm)
       : engine_(engine), comm_(comm), tag_offset_(Nbc::tag_offset()) {}
-  ~CommP2P() override;
+  // Inline: a collective on one member, or one that waited for all it posted, has nothing
+  // left here and should not pay a call for that.
+  ~CommP2P() override {
+    if (count_ > 0) retire_left();
+  }
 
   coll::Status isend(int peer, const void* buf, std::size_t bytes, int tag,
                      coll::RequestId* req) override;
@@ -33,6 +37,8 @@ class CommP2P final : public coll::P2P {
  private:
   bool failed() const { return comm_->state == FTMPI_COMM_DETECTED || comm_->state == FTMPI_COMM_FAILED; }
   coll::Status track(Err e, Request* r, coll::RequestId* req);
+  // Purges and retires what an algorithm that returned early left behind.
+  void retire_left();
 
   // The request behind an id: the first kInline live in the object (no allocation for the
   // common algorithms), the rest in a vector; nullptr once waited for.

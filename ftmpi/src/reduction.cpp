@@ -38,6 +38,20 @@ bool kind_of(MPI_Datatype t, Kind* k) {
 
 }  // namespace
 
+OpTable::OpTable() : predefined_(predefined_index(MPI_MINLOC + 1, 0)) {
+  for (MPI_Op op = MPI_MAX; op <= MPI_MINLOC; ++op) {
+    for (MPI_Datatype type = 1; type < FTMPI_NUM_PREDEFINED_TYPES; ++type) {
+      Kind kind;
+      if (!kind_of(type, &kind)) continue;
+      coll::Reduction& r = predefined_[predefined_index(op, type)];
+      if (coll::predefined_reduction(static_cast<coll::Op>(op - MPI_MAX), kind, 0, &r) !=
+          coll::Status::ok) {
+        r = coll::Reduction{};  // not allowed: the slow path below says why
+      }
+    }
+  }
+}
+
 Err OpTable::create(MPI_User_function* fn, bool commutative, MPI_Op* out) {
   if (fn == nullptr) return fail(Err::arg, "user function is NULL");
   for (std::size_t i = 0; i < user_.size(); ++i) {
@@ -92,6 +106,14 @@ Err OpTable::reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std:
     return Err::ok;
   }
   if (op < MPI_MAX || op > MPI_MINLOC) return fail(Err::op, "op %d is not valid here", op);
+  if (type > 0 && type < FTMPI_NUM_PREDEFINED_TYPES) {
+    const coll::Reduction& known = predefined_[predefined_index(op, type)];
+    if (known.combine) {
+      *out = known;
+      out->count = count;
+      return Err::ok;
+    }
+  }
   Kind kind;
   if (!kind_of(type, &kind)) {
     return fail(Err::op, "datatype %d is not one predefined reductions apply to", type);

@@ -13,6 +13,7 @@ namespace ftmpi {
 
 class OpTable {
  public:
+  OpTable();
   Err create(MPI_User_function* fn, bool commutative, MPI_Op* out);
   Err free(MPI_Op* op);
   // MPI_Op_commutative: every predefined op is; a user op as created. Err::op for a bad handle.
@@ -29,6 +30,14 @@ class OpTable {
   };
   std::vector<UserOp> user_;  // handle = kFirstUser + index
   static constexpr MPI_Op kFirstUser = 64;
+  // The reduction of every (predefined op, predefined type) pair, built once (count 0; an
+  // empty combine where MPI does not allow the pair): a reduction on a basic type is a table
+  // read, where mapping the type to its kind and looking the function up cost ~80
+  // instructions per MPI_Allreduce (callgrind, tests/bench/ft_cost.c).
+  static std::size_t predefined_index(MPI_Op op, MPI_Datatype type) {
+    return static_cast<std::size_t>(op) * FTMPI_NUM_PREDEFINED_TYPES + static_cast<std::size_t>(type);
+  }
+  std::vector<coll::Reduction> predefined_;
 };
 
 }  // namespace ftmpi
