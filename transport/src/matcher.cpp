@@ -37,11 +37,10 @@ void Matcher::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t ta
   op->scratch = nullptr;
   op->bulk_slot = -1;
   op->done_bytes = 0;
-  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (!accepts(op, it->arrival.source, it->arrival.tag)) continue;
+  if (Found f; unexpected_count_ != 0 && find(src, tag, ignore, &f)) {
     Completion c;
-    if (deliver(op, it->arrival, &c)) backlog_.push(c);
-    spare_.splice(spare_.end(), unexpected_, it);
+    if (deliver(op, f.it->arrival, &c)) backlog_.push(c);
+    recycle(f);
     return;
   }
   posted_.push_back(op);
@@ -58,10 +57,17 @@ bool Matcher::arrive(const Arrival& a, Completion* out) {
     if (a.channel != nullptr) a.channel->drop_large(a);
     return false;
   }
+  Queue* q = &unnamed_;
+  if (a.source != kAnyPeer) {
+    if (a.source >= by_source_.size()) by_source_.resize(a.source + std::size_t{1});
+    q = &by_source_[a.source];
+  }
   if (spare_.empty()) spare_.emplace_back();
-  unexpected_.splice(unexpected_.end(), spare_, spare_.begin());
-  Unexpected& u = unexpected_.back();
+  q->splice(q->end(), spare_, spare_.begin());
+  ++unexpected_count_;
+  Unexpected& u = q->back();
   u.arrival = a;
+  u.order = next_order_++;
   if (a.channel == nullptr) {
     u.bytes.assign(a.data, a.data + a.len);
     u.arrival.data = u.bytes.data();
@@ -69,6 +75,48 @@ bool Matcher::arrive(const Arrival& a, Completion* out) {
     u.bytes.clear();
   }
   return false;
+}
+
+Matcher::Queue* Matcher::queue_of(PeerId source) {
+  if (source == kAnyPeer) return &unnamed_;
+  return source < by_source_.size() ? &by_source_[source] : nullptr;
+}
+
+Matcher::Queue::iterator Matcher::first_accepted(Queue& q, std::uint64_t tag,
+                                                 std::uint64_t ignore) {
+  auto it = q.begin();
+  for (; it != q.end(); ++it) {
+    ++examined_;
+    if (wire::tag_matches(it->arrival.tag, tag, ignore)) break;
+  }
+  return it;
+}
+
+bool Matcher::find(PeerId src, std::uint64_t tag, std::uint64_t ignore, Found* f) {
+  if (src != kAnyPeer) {  // only that source's messages can match (never an unnamed one)
+    Queue* q = queue_of(src);
+    if (q == nullptr) return false;
+    f->it = first_accepted(*q, tag, ignore);
+    if (f->it == q->end()) return false;
+    f->queue = q;
+    return true;
+  }
+  auto consider = [&](Queue& q) {
+    if (q.empty()) return;
+    auto it = first_accepted(q, tag, ignore);
+    if (it != q.end() && (f->queue == nullptr || it->order < f->it->order)) {
+      f->queue = &q;
+      f->it = it;
+    }
+  };
+  for (Queue& q : by_source_) consider(q);
+  consider(unnamed_);
+  return f->queue != nullptr;
+}
+
+void Matcher::recycle(const Found& f) {
+  spare_.splice(spare_.end(), *f.queue, f.it);
+  --unexpected_count_;
 }
 
 bool Matcher::deliver(OpRecord* op, const Arrival& a, Completion* c) {
@@ -93,15 +141,12 @@ void Matcher::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* c
   c.context = context;
   c.status = Status::no_message;
   c.source = src;
-  for (const Unexpected& u : unexpected_) {
-    const Arrival& a = u.arrival;
-    if ((src == kAnyPeer || src == a.source) && wire::tag_matches(a.tag, tag, ignore)) {
-      c.status = Status::ok;
-      c.tag = a.tag;
-      c.len = c.message_len = a.len;
-      c.source = a.source;
-      break;
-    }
+  if (Found f; unexpected_count_ != 0 && find(src, tag, ignore, &f)) {
+    const Arrival& a = f.it->arrival;
+    c.status = Status::ok;
+    c.tag = a.tag;
+    c.len = c.message_len = a.len;
+    c.source = a.source;
   }
   backlog_.push(c);
 }
@@ -123,9 +168,12 @@ bool Matcher::cancel(void* context) {
 }
 
 bool Matcher::withdraw(PeerId source, std::uint32_t seq) {
-  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (it->arrival.source != source || it->arrival.seq != seq) continue;
-    spare_.splice(spare_.end(), unexpected_, it);
+  Queue* q = queue_of(source);
+  if (q == nullptr) return false;
+  for (auto it = q->begin(); it != q->end(); ++it) {
+    ++examined_;
+    if (it->arrival.seq != seq) continue;
+    recycle(Found{q, it});
     return true;
   }
   return false;
@@ -149,10 +197,15 @@ void Matcher::fail_peer(PeerId peer) {
 
 void Matcher::discard_unexpected() {
   discard_ = true;
-  for (const Unexpected& u : unexpected_) {
-    if (u.arrival.channel != nullptr) u.arrival.channel->drop_large(u.arrival);
-  }
-  spare_.splice(spare_.end(), unexpected_);
+  auto drop = [&](Queue& q) {
+    for (const Unexpected& u : q) {
+      if (u.arrival.channel != nullptr) u.arrival.channel->drop_large(u.arrival);
+    }
+    spare_.splice(spare_.end(), q);
+  };
+  for (Queue& q : by_source_) drop(q);
+  drop(unnamed_);
+  unexpected_count_ = 0;
 }
 
 }  // namespace ftmpi::transport

@@ -9,7 +9,13 @@
 // (LargeMessageChannel::deliver_large). Matching follows MPI: a message takes the oldest posted
 // receive that accepts it, a receive the oldest unexpected message it accepts; a receive
 // accepts a message when (tag & ~ignore) agree and the source is its peer or kAnyPeer.
-// Linear scans, like MPICH's queues.
+// Unexpected messages wait in one queue per source (Open MPI ob1's per-peer lists), each
+// stamped with its arrival number: a receive naming its source scans that source's messages
+// only, however many other senders have queued ahead of it (a reduce root fed by a leaf that
+// runs ahead was 34 µs per 8 B operation at 4 ranks with one queue for all, scanning the
+// leaf's backlog for every message of its other child); a wildcard receive takes, among the
+// first accepted message of each source, the one with the lowest arrival number. Posted
+// receives stay one list in posting order (linear scans, like MPICH's queues).
 #pragma once
 
 #include <cstddef>
@@ -83,19 +89,42 @@ class Matcher {
   // Drops every unexpected message, now and from now on (MPI_Finalize).
   void discard_unexpected();
 
+  // Unexpected messages examined by receives, probes and withdrawals so far: what a unit test
+  // reads to check that a directed receive does not walk other sources' messages.
+  std::uint64_t examined() const { return examined_; }
+  std::size_t unexpected_count() const { return unexpected_count_; }
+
  private:
   struct Unexpected {
     Arrival arrival;  // data points into bytes
+    std::uint64_t order = 0;  // arrival number over all sources: wildcards take the lowest
     std::vector<unsigned char> bytes;
   };
+  using Queue = std::list<Unexpected>;
+  // The oldest unexpected message a (src, tag, ignore) receive or probe accepts.
+  struct Found {
+    Queue* queue = nullptr;
+    Queue::iterator it;
+  };
+  // The queue of a source's unexpected messages (kAnyPeer: senders not named yet); nullptr if
+  // that source has never had one.
+  Queue* queue_of(PeerId source);
+  bool find(PeerId src, std::uint64_t tag, std::uint64_t ignore, Found* f);
+  // Its first message that a (tag, ignore) receive accepts, or q.end().
+  Queue::iterator first_accepted(Queue& q, std::uint64_t tag, std::uint64_t ignore);
+  void recycle(const Found& f);
   // A receive matched a: its completion into *c (true), or the channel took it (false).
   bool deliver(OpRecord* op, const Arrival& a, Completion* c);
 
   OpPool& pool_;
   CompletionBacklog& backlog_;
   OpList posted_;                  // user receives not matched yet, in posting order
-  std::list<Unexpected> unexpected_;  // in arrival order
-  std::list<Unexpected> spare_;       // recycled nodes (keep their byte capacity)
+  std::vector<Queue> by_source_;   // unexpected messages of source i, in arrival order
+  Queue unnamed_;                  // ... of senders the endpoint could not name (kAnyPeer)
+  Queue spare_;                    // recycled nodes (keep their byte capacity)
+  std::size_t unexpected_count_ = 0;
+  std::uint64_t next_order_ = 0;
+  std::uint64_t examined_ = 0;
   bool discard_ = false;
 };
 
