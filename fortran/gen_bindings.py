@@ -9,12 +9,14 @@ value becomes a PARAMETER in mpif.h. A prototype whose arguments this script doe
 listed in unbound.txt (test fortran.coverage fails on it) rather than breaking the build.
 
   gen_bindings.py OUTDIR INCDIR HEADER...
-      writes OUTDIR/{ftmpi_fortran_gen.c,mpi_module.f90,unbound.txt,names.txt} and INCDIR/mpif.h
+      writes OUTDIR/{ftmpi_fortran_gen.c,mpi_module.f90,mpi_f08.f90,unbound.txt,names.txt,
+      f08_names.txt} and INCDIR/mpif.h
 """
 import os
 import re
 import sys
 
+import gen_f08
 import gen_interfaces
 
 # Written in fortran/src/*.c because the Fortran argument is not the C one.
@@ -277,6 +279,19 @@ def main():
         f.write("\n".join(out) + "\n")
     with open(os.path.join(outdir, "mpi_module.f90"), "w") as f:
         f.write(gen_interfaces.module_source(module_constants, bound))
+
+    # use mpi_f08: the same calls and constants, the handles as derived types.
+    ctypes = gen_f08.constant_types(text)
+    f08_consts = dict(consts)
+    for name, alias in FORTRAN_ALIASES:
+        f08_consts[name] = consts[alias]
+        if alias in ctypes:
+            ctypes[name] = ctypes[alias]
+    source, f08_names = gen_f08.module_source(module_constants, f08_consts, ctypes, RENAMED_CONSTANTS, bound)
+    with open(os.path.join(outdir, "mpi_f08.f90"), "w") as f:
+        f.write(source)
+    with open(os.path.join(outdir, "f08_names.txt"), "w") as f:
+        f.write("".join(n + "\n" for n in f08_names))
 
 
 if __name__ == "__main__":

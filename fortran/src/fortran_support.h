@@ -20,6 +20,11 @@ extern MPI_Fint mpi_fortran_bottom_;
 extern MPI_Fint mpi_fortran_in_place_;
 extern MPI_Fint mpi_fortran_st_ignore_[5];
 extern MPI_Fint mpi_fortran_sts_ignore_[5];
+/* `use mpi_f08`'s sentinels: BIND(C) variables of module mpi_f08_types (gen_f08.py). */
+extern MPI_Fint ftmpi_f08_bottom;
+extern MPI_Fint ftmpi_f08_in_place;
+extern MPI_Status ftmpi_f08_status_ignore;
+extern MPI_Status ftmpi_f08_statuses_ignore[1];
 
 #pragma GCC visibility pop
 
@@ -28,18 +33,22 @@ extern MPI_Fint mpi_fortran_sts_ignore_[5];
 
 /* A choice buffer as C wants it: MPI_BOTTOM is address 0, MPI_IN_PLACE the C sentinel. */
 static inline void *ftmpi_f_buffer(void *buf) {
-  if (buf == (void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
-  if (buf == (void *)&mpi_fortran_in_place_) return MPI_IN_PLACE;
+  if (buf == (void *)&mpi_fortran_bottom_ || buf == (void *)&ftmpi_f08_bottom) return MPI_BOTTOM;
+  if (buf == (void *)&mpi_fortran_in_place_ || buf == (void *)&ftmpi_f08_in_place) return MPI_IN_PLACE;
   return buf;
 }
 
 /* A Fortran INTEGER status(MPI_STATUS_SIZE) has the C struct's layout (checked in
  * fortran_support.c), so only the IGNORE sentinels need translating. */
 static inline MPI_Status *ftmpi_f_status(MPI_Fint *status) {
-  return status == mpi_fortran_st_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)status;
+  if (status == mpi_fortran_st_ignore_ || (void *)status == (void *)&ftmpi_f08_status_ignore)
+    return MPI_STATUS_IGNORE;
+  return (MPI_Status *)status;
 }
 static inline MPI_Status *ftmpi_f_statuses(MPI_Fint *statuses) {
-  return statuses == mpi_fortran_sts_ignore_ ? MPI_STATUSES_IGNORE : (MPI_Status *)statuses;
+  if (statuses == mpi_fortran_sts_ignore_ || (void *)statuses == (void *)ftmpi_f08_statuses_ignore)
+    return MPI_STATUSES_IGNORE;
+  return (MPI_Status *)statuses;
 }
 
 /* A NUL-terminated copy of a Fortran string without its trailing blanks (free() it);

@@ -109,6 +109,8 @@ step_compile() {
   "$P/bin/mpif90" -c -Wall -Werror "$src/../fortran/hello_f77.f" -o hello_f77.o
   "$P/bin/mpif90" hello_f77.o -o hello_f77
   check_binary "$out/hello_f77" libftmpi_fortran
+  "$P/bin/mpifort" -Wall -Werror -std=f2018 -o hello_f08 "$src/hello_f08.f90"
+  check_binary "$out/hello_f08" libftmpi_fortran
 
   # -lftckpt is ordinary linking; check it whenever the checkpoint library is installed.
   if [ -e "$P/lib/libftckpt.so" ]; then
@@ -158,6 +160,10 @@ step_run() {
   got=$("$P/bin/mpirun" -n 2 ./hello_f | grep "^hello" | sort)
   [ "$got" = "$(printf 'hello from Fortran rank 0 of 2\nhello from Fortran rank 1 of 2')" ] \
     || fail "mpirun -n 2 hello_f printed: $got"
+  "$P/bin/mpif90" -o hello_f08 "$src/hello_f08.f90"
+  got=$("$P/bin/mpirun" -n 2 ./hello_f08 | grep "^hello" | sort)
+  [ "$got" = "$(printf 'hello from Fortran 2008 rank 0 of 2\nhello from Fortran 2008 rank 1 of 2')" ] \
+    || fail "mpirun -n 2 hello_f08 printed: $got"
   got=$("$P/bin/mpirun" -n 2 ./hello_cxx | grep "^hello" | sort)
   [ "$got" = "$(printf 'hello from C++ rank 0 of 2\nhello from C++ rank 1 of 2')" ] \
     || fail "mpirun -n 2 hello_cxx printed: $got"
