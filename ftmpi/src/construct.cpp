@@ -187,10 +187,12 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
   std::vector<std::uint8_t> mine = encode_mask(used, color, key);
   mine.push_back(parent->revoked ? 1 : 0);
   mine.insert(mine.end(), host.begin(), host.end());
+  FTMPI_DLOG("construct", "%s: construction agreement starts", parent->name.c_str());
   if (Err e = consensus_->agree(parent, Consensus::Kind::construction, mine, &d); e != Err::ok) {
     return e;
   }
   const bool repair_now = decision_repairs(*parent, d);
+  FTMPI_DLOG("construct", "%s: agreement decided (%zu failed)", parent->name.c_str(), d.failed.size());
   // Failures someone else saw first become ours too (same path as a daemon notification).
   engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
   for (const auto& [rank, bytes] : d.contributions) {

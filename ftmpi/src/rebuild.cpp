@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include <ftmpi/debug_log.h>
+
 #include "ftmpi_knobs/knobs.h"
 #include "ftmpi_proto/wire.h"
 #include "match_bits.h"
@@ -77,6 +79,9 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
   for (int r = 0; r < w->size(); ++r) {
     if (!w->is_failed(r)) survivors.push_back(w->procs[static_cast<std::size_t>(r)]);
   }
+  // FTMPI_DEBUG: the repair's phases ("rebuild" lines; README, REBUILD with a hot spare).
+  FTMPI_DLOG("rebuild", "%s: plan: %u new process(es) from index %u, leader process %u", w->name.c_str(),
+             plan.count, plan.base, plan.leader);
   std::vector<std::uint8_t> spawned(1, 0);
   if (me == plan.leader) {
     std::string why;
@@ -86,6 +91,8 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
       ranks.push_back(static_cast<int>(at - plan.world.begin()));
     }
     spawned[0] = runtime_->spawn(plan.count, plan.base, plan.encode(), ranks, &why) ? 1 : 0;
+    FTMPI_DLOG("rebuild", "spawn of %u from index %u answered (%s)", plan.count, plan.base,
+               spawned[0] != 0 ? "started" : why.c_str());
     for (std::uint32_t s : survivors) {
       if (s != me) consensus_->post_note(s, kChannel, plan.base, kSpawned, spawned);
     }
@@ -100,6 +107,7 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
       return fail_report(Err::other, "rank %d, which was starting the replacements for %s, failed; repair again",
                   leader_rank, w->name.c_str());
     }
+    FTMPI_DLOG("rebuild", "leader's spawned note %s", got ? "received" : "missing: leader failed");
     if (spawned.empty() || spawned[0] == 0) {
       return fail(Err::other, "REBUILD of %s: the launcher could not start replacement processes",
                   w->name.c_str());
@@ -118,6 +126,7 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
     }
     return all || now_ms() > deadline;
   });
+  FTMPI_DLOG("rebuild", "hello from the new process(es) (or they failed); looking up addresses");
   std::vector<std::vector<std::uint8_t>> addrs;
   for (std::uint32_t p = engine_->peer_count(); p < plan.base + plan.count; ++p) {
     addrs.emplace_back();
@@ -138,6 +147,7 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
       consensus_->post_note(plan.base + i, kChannel, plan.base, kWelcome, failed_list(engine_));
     }
   }
+  FTMPI_DLOG("rebuild", "addresses inserted, welcome sent");
 
   // The repaired world, every member OK. A replacement that died on the way, or a survivor
   // that died while we waited above, is a new failure of its rank: the caller's
@@ -172,6 +182,8 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
   for (std::uint32_t p : plan.world) {
     if (p < member.size()) member[p] = true;
   }
+  FTMPI_DLOG("rebuild", "join: plan of %zu processes from index %u; looking up addresses", plan.world.size(),
+             plan.base);
   std::vector<std::vector<std::uint8_t>> addrs(plan.base + plan.count);
   for (std::uint32_t p = 0; p < addrs.size(); ++p) {
     std::string why;
@@ -203,6 +215,7 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
   for (std::uint32_t p : plan.world) {
     if (!plan.is_new(p)) survivors.push_back(p);
   }
+  FTMPI_DLOG("rebuild", "join: addresses inserted; hello to %zu survivors", survivors.size());
   for (std::uint32_t s : survivors) consensus_->post_note(s, kChannel, plan.base, kHello, {});
   std::vector<bool> welcomed(survivors.size(), false);
   const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
@@ -224,6 +237,7 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
                   timeout_ms() / 1000);
     }
   }
+  FTMPI_DLOG("rebuild", "join: welcomed by every survivor");
   // A member that died meanwhile left the world DETECTED (the failure path): keep that.
   monitor().comm_changed(*w);
   return Err::ok;
