@@ -9,12 +9,12 @@ if [ -s "$gen/unbound.txt" ]; then
   echo "FAIL: C calls without a Fortran binding:"; cat "$gen/unbound.txt"; fail=1
 fi
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)
-n=0
-while read -r name; do
-  n=$((n + 1))
-  sym="$(printf '%s' "$name" | tr 'A-Z' 'a-z')_"
-  grep -qx -- "$sym" <<<"$exported" || { echo "FAIL: $lib does not export $sym ($name)"; fail=1; }
-done <"$gen/names.txt"
+# One set difference instead of a grep per name: fast on a loaded machine.
+missing=$(comm -23 <(tr 'A-Z' 'a-z' <"$gen/names.txt" | sed 's/$/_/' | sort -u) <(echo "$exported"))
+if [ -n "$missing" ]; then
+  echo "FAIL: $lib does not export:"; echo "$missing"; fail=1
+fi
+n=$(wc -l <"$gen/names.txt")
 [ "$n" -gt 150 ] || { echo "FAIL: only $n bindings listed in $gen/names.txt"; fail=1; }
 # The split the READMEs quote (fortran/README.md "How it is built"): generated wrappers vs
 # the ones written by hand in fortran/src.
