@@ -1,5 +1,6 @@
 #include <ftmpi/coll/scratch.h>
 
+#include <atomic>
 #include <memory>
 
 namespace ftmpi::coll {
@@ -9,17 +10,25 @@ namespace {
 // memory for the rest of the run.
 constexpr std::size_t kMaxCached = std::size_t{64} << 20;
 // An algorithm holds at most three scratch buffers at once; a few more leave room for a
-// collective built from others (reduce_scatter = reduce + scatterv).
-constexpr int kSlots = 6;
+// collective built from others (reduce_scatter = reduce + scatterv), and for several threads.
+constexpr int kSlots = 8;
 
+// An entry belongs to whoever set in_use (exchange); only its holder touches mem and capacity.
 struct CachedBuffer {
   std::unique_ptr<unsigned char[]> mem;
-  std::size_t capacity = 0;
-  bool in_use = false;
+  std::atomic<std::size_t> capacity{0};
+  std::atomic<bool> in_use{false};
 };
 
-// Per thread, so concurrent collectives on different communicators never share a buffer.
-thread_local CachedBuffer cache[kSlots];
+// One cache for the process, not one per thread: a nonblocking collective's fiber may take a
+// buffer on one thread and be resumed, and give it back, on another (ftmpi/src/nbc.h), and the
+// first thread may exit meanwhile; per-thread buffers were then freed under the fiber or
+// handed to another thread's running collective (heap corruption and wrong results in
+// threads.construct with MPI_Comm_idup). Threads share it through in_use (the unit tests run
+// simulated ranks as concurrent threads).
+CachedBuffer cache[kSlots];
+
+bool take(CachedBuffer& c) { return !c.in_use.exchange(true, std::memory_order_acquire); }
 
 }  // namespace
 
@@ -28,35 +37,40 @@ Scratch::Scratch(std::size_t bytes) {
     data_ = inline_;
     return;
   }
-  int pick = -1;
+  CachedBuffer* got = nullptr;
   if (bytes <= kMaxCached) {
-    // Prefer a free buffer that is already big enough; otherwise grow the largest free one.
-    for (int i = 0; i < kSlots; ++i) {
-      if (cache[i].in_use) continue;
-      if (cache[i].capacity >= bytes) {
-        pick = i;
+    // A free buffer already big enough first (no fresh pages); else grow any free one.
+    for (CachedBuffer& c : cache) {
+      if (c.in_use.load(std::memory_order_relaxed) ||
+          c.capacity.load(std::memory_order_relaxed) < bytes || !take(c)) {
+        continue;
+      }
+      if (c.capacity.load(std::memory_order_relaxed) >= bytes) {
+        got = &c;
         break;
       }
-      if (pick < 0 || cache[i].capacity > cache[pick].capacity) pick = i;
+      c.in_use.store(false, std::memory_order_release);
+    }
+    for (CachedBuffer* c = cache; got == nullptr && c != cache + kSlots; ++c) {
+      if (c->in_use.load(std::memory_order_relaxed) || !take(*c)) continue;
+      got = c;
     }
   }
-  if (pick < 0) {
+  if (got == nullptr) {
     data_ = new unsigned char[bytes];
     return;
   }
-  CachedBuffer& c = cache[pick];
-  if (c.capacity < bytes) {
-    c.mem.reset(new unsigned char[bytes]);
-    c.capacity = bytes;
+  if (got->capacity.load(std::memory_order_relaxed) < bytes) {
+    got->mem.reset(new unsigned char[bytes]);
+    got->capacity.store(bytes, std::memory_order_relaxed);
   }
-  c.in_use = true;
-  slot_ = pick;
-  data_ = c.mem.get();
+  cached_ = got;
+  data_ = got->mem.get();
 }
 
 Scratch::~Scratch() {
-  if (slot_ >= 0) {
-    cache[slot_].in_use = false;
+  if (cached_ != nullptr) {
+    static_cast<CachedBuffer*>(cached_)->in_use.store(false, std::memory_order_release);
   } else if (data_ != inline_) {
     delete[] data_;
   }

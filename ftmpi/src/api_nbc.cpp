@@ -5,8 +5,10 @@
 // complete (MPI-3.1 5.12), so the body keeps pointers to them.
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <vector>
 
+#include "info.h"
 #include "library.h"
 
 using namespace ftmpi;
@@ -188,6 +190,30 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     return raise(c, fail(Err::arg, "MPI_Comm_idup: newcomm pointer is NULL"));
   }
   return start("MPI_Comm_idup", comm, request, {}, [=] { return MPI_Comm_dup(comm, newcomm); });
+}
+
+// MPI-4.0 7.4.2: MPI_Comm_idup whose duplicate gets `info`'s hints instead of the parent's
+// (as MPI_Comm_dup_with_info). The hints are copied now: the application may free `info` as
+// soon as this returns.
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                            MPI_Request* request) {
+  if (Err e = check_initialized("MPI_Comm_idup_with_info"); e != Err::ok) return to_code(e);
+  Comm* c = nullptr;
+  if (Err e = lib().comms.lookup(comm, &c); e != Err::ok) return raise(nullptr, e);
+  const Info* i = nullptr;
+  if (info != MPI_INFO_NULL) {
+    if (Err e = infos().lookup(info, &i); e != Err::ok) return raise(c, e);
+  }
+  if (newcomm == nullptr) {
+    return raise(c, fail(Err::arg, "MPI_Comm_idup_with_info: newcomm pointer is NULL"));
+  }
+  auto hints = std::make_shared<const Info>(i != nullptr ? *i : Info{});
+  return start("MPI_Comm_idup_with_info", comm, request, {}, [=] {
+    if (int rc = MPI_Comm_dup(comm, newcomm); rc != MPI_SUCCESS) return rc;
+    Comm* child = nullptr;
+    if (lib().comms.lookup(*newcomm, &child) == Err::ok) child->hints = *hints;
+    return MPI_SUCCESS;
+  });
 }
 
 }  // extern "C"

@@ -61,7 +61,10 @@ struct Comm {
   std::uint32_t nbc_started = 0;
   // Constructions begun on it (dup, split, create): with the context id, the order in which
   // concurrent ones may offer their context ids (context_claims.h), the same in every member.
+  // On an intercommunicator they run one at a time: `constructions_done` is the next one's turn
+  // (intercomm.cpp, Turn).
   std::uint64_t constructions = 0;
+  std::uint64_t constructions_done = 0;
 
   // Cartesian or graph topology (MPI_Cart_create, MPI_Graph_create); shared by MPI_Comm_dup.
   std::shared_ptr<const Topology> topology;

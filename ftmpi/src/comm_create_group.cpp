@@ -5,7 +5,8 @@
 //
 // The members' used-context masks go to the group's first member (the leader), which sends
 // their union back (or word that a member failed); every member then takes the lowest free pair of
-// that union, as a split does. The messages travel on the parent's collective context with a tag
+// that union, as a split does, with the offer rounds every constructor shares (context_choice.h:
+// a round is one more such exchange; the construction's key is the parent's context and the tag). The messages travel on the parent's collective context with a tag
 // made of the user's tag (upper 16 bits, modulo 65535) over a low byte no collective algorithm
 // uses, so a collective or nonblocking collective of the parent never matches them, and concurrent
 // calls on overlapping groups keep apart when their tags differ modulo 65535.
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "comm_child.h"
+#include "context_choice.h"
 #include "group.h"
 #include "library.h"
 #include "match_bits.h"
@@ -28,23 +30,9 @@ using namespace ftmpi;
 namespace {
 
 constexpr int kCreateGroupLowTag = 0xf1;  // above every algorithm's (collectives/src/group.h)
-constexpr int kMaskBytes = static_cast<int>(CommTable::kContextPairs / 8);
+constexpr int kMaskBytes = static_cast<int>(kContextMaskBytes);
 
 int message_tag(int tag) { return ((tag % 65535) + 1) << 8 | kCreateGroupLowTag; }
-
-std::vector<std::uint8_t> mask_bytes(const CommTable::ContextMask& m) {
-  std::vector<std::uint8_t> out(kMaskBytes, 0);
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    if (m.test(i)) out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (1u << (i % 8)));
-  }
-  return out;
-}
-
-void merge(const std::vector<std::uint8_t>& bytes, CommTable::ContextMask* m) {
-  for (std::size_t i = 0; i < m->size(); ++i) {
-    if (bytes[i / 8] & (1u << (i % 8))) m->set(i);
-  }
-}
 
 // The point-to-point of one call: requests on the parent's collective context, waited for
 // until complete or until the process at the other end is known failed.
@@ -105,17 +93,18 @@ class Exchange {
   std::vector<Pending> pending_;
 };
 
-// The union of the members' masks, at every member. `ranks`: the members' parent ranks in
-// group order. The union travels with one more byte, 1 if the leader got every mask: a
-// member the leader found dead makes the leader tell the others so, which is what keeps
-// them from waiting for a union that will not come.
-Err agree_mask(Comm* parent, const std::vector<int>& ranks, int my_group_rank, int tag,
-               CommTable::ContextMask* used) {
-  *used = lib().comms.used_contexts();
+// *used (this member's contribution) becomes the union of the members' contributions, the same
+// at every member. `ranks`: the members' parent ranks in group order. The union travels with
+// one more byte, 1 if the leader got every mask: a member the leader found dead makes the
+// leader tell the others so, which is what keeps them from waiting for a union that will not
+// come. Called again for each offer round: the messages of successive rounds between two
+// members keep their order (same tag and context).
+Err exchange_masks(Comm* parent, const std::vector<int>& ranks, int my_group_rank, int tag,
+                   CommTable::ContextMask* used) {
   if (ranks.size() == 1) return Err::ok;
   if (my_group_rank != 0) {
     // The buffers outlive the exchange: its destructor cancels what is still posted on them.
-    std::vector<std::uint8_t> mine = mask_bytes(*used), all;
+    std::vector<std::uint8_t> mine = context_mask_bytes(*used), all;
     Exchange x(parent, tag);
     if (Err e = x.recv(ranks[0], &all, kMaskBytes + 1); e != Err::ok) return e;
     if (Err e = x.send(ranks[0], mine); e != Err::ok) return e;
@@ -126,7 +115,8 @@ Err agree_mask(Comm* parent, const std::vector<int>& ranks, int my_group_rank, i
                          "failed (the group's first member, rank %d of %s, says so)",
                          ranks[0], parent->name.c_str());
     }
-    merge(all, used);
+    used->reset();
+    merge_context_mask(all.data(), kContextMaskBytes, used);
     return Err::ok;
   }
   std::vector<std::vector<std::uint8_t>> theirs(ranks.size());
@@ -139,9 +129,11 @@ Err agree_mask(Comm* parent, const std::vector<int>& ranks, int my_group_rank, i
     if (gathered == Err::ok) gathered = x.wait_all();
   }
   if (gathered == Err::ok) {
-    for (std::size_t i = 1; i < ranks.size(); ++i) merge(theirs[i], used);
+    for (std::size_t i = 1; i < ranks.size(); ++i) {
+      merge_context_mask(theirs[i].data(), theirs[i].size(), used);
+    }
   }
-  std::vector<std::uint8_t> all = mask_bytes(*used);
+  std::vector<std::uint8_t> all = context_mask_bytes(*used);
   all.push_back(gathered == Err::ok ? 1 : 0);
   Exchange back(parent, tag);
   Err sent = Err::ok;
@@ -168,16 +160,18 @@ Err create_group(Comm* parent, const Group& g, int tag, MPI_Comm* out) {
     }
     ranks.push_back(r);
   }
-  CommTable::ContextMask used;
-  if (Err e = agree_mask(parent, ranks, g.my_rank, tag, &used); e != Err::ok) return e;
+  Library& l = lib();
+  ContextChoice choice(&l.construct.claims(), &l.comms, &l.consensus,
+                       {parent->context, ContextClaims::kGroupTag | static_cast<std::uint64_t>(tag)});
   std::uint32_t context = 0;
-  // Below the "not offered" flag and the private ids of one-process constructions
-  // (context_claims.h, construct.cpp).
-  for (std::size_t i = 0; i < ContextClaims::kNotOffered - 128 && context == 0; ++i) {
-    if (!used.test(i)) context = static_cast<std::uint32_t>(2 * i);
+  if (ranks.size() > 1 || !choice.pick_private(&context)) {
+    auto round = [&](CommTable::ContextMask* mask) {
+      return exchange_masks(parent, ranks, g.my_rank, tag, mask);
+    };
+    CommTable::ContextMask united = choice.contribution();
+    if (Err e = round(&united); e != Err::ok) return e;
+    if (Err e = choice.pick(united, round, &context); e != Err::ok) return e;
   }
-  if (context == 0) return fail(Err::intern, "MPI_Comm_create_group: out of context ids");
-  lib().comms.mark_context_used(context);
   std::unique_ptr<Comm> c = child_comm(*parent, context);
   c->procs = g.procs;
   c->rank_of_proc = rank_index(c->procs, parent->rank_of_proc.size());

@@ -13,24 +13,20 @@
 namespace ftmpi {
 namespace {
 
-// A member's contribution: its context-id mask, then (color, key) for split.
-constexpr std::size_t kMaskBytes = CommTable::kContextPairs / 8;
+// A member's contribution: its context-id mask (context_choice.h), then (color, key) for split.
+constexpr std::size_t kMaskBytes = kContextMaskBytes;
 
 std::vector<std::uint8_t> encode_mask(const CommTable::ContextMask& m, std::int32_t color,
                                       std::int32_t key) {
   std::vector<std::uint8_t> out(kMaskBytes + 8, 0);
-  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
-    if (m.test(i)) out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (1u << (i % 8)));
-  }
+  put_context_mask(m, out.data());
   std::memcpy(out.data() + kMaskBytes, &color, 4);
   std::memcpy(out.data() + kMaskBytes + 4, &key, 4);
   return out;
 }
 
 void merge_mask(const std::vector<std::uint8_t>& in, CommTable::ContextMask* m) {
-  for (std::size_t i = 0; i < CommTable::kContextPairs && i / 8 < in.size(); ++i) {
-    if (in[i / 8] & (1u << (i % 8))) m->set(i);
-  }
+  merge_context_mask(in.data(), std::min(in.size(), kMaskBytes), m);
 }
 
 std::pair<std::int32_t, std::int32_t> color_key(const std::vector<std::uint8_t>& in) {
@@ -49,35 +45,7 @@ std::string host_of(const std::vector<std::uint8_t>& in) {
   return std::string(in.begin() + kMaskBytes + 9, in.end());
 }
 
-// The 128 pairs below the "not offered" flag serve constructions on a communicator of this
-// process alone (MPI_COMM_SELF and the like): they agree with nobody, so they take an id at
-// once from this range, which constructions among several processes never use (intercomm.cpp
-// keeps below it too). A thread holding an application lock while it duplicates MPI_COMM_SELF
-// then never waits for another thread's construction (MPICH threads/comm/comm_dup_deadlock).
-// Ids are per process: two processes using the same private id never exchange messages on it.
-constexpr std::size_t kPrivateFirst = ContextClaims::kNotOffered - 128;
-
-// The ids this process uses, without the "not offered" flag (a mask adopted from a union,
-// rebuild.cpp, may carry it).
-CommTable::ContextMask local_used(const CommTable& comms) {
-  CommTable::ContextMask m = comms.used_contexts();
-  m.reset(ContextClaims::kNotOffered);
-  return m;
-}
-
 }  // namespace
-
-std::uint32_t Constructor::take_context(CommTable::ContextMask* used) {
-  for (std::size_t i = 0; i < kPrivateFirst; ++i) {
-    if (!used->test(i)) {
-      used->set(i);
-      auto context = static_cast<std::uint32_t>(2 * i);
-      comms_->mark_context_used(context);
-      return context;
-    }
-  }
-  return 0;  // exhausted; callers check
-}
 
 Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used,
                         bool* rebuilt) {
@@ -115,7 +83,7 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
   // NOP: a new generation gets a new context, so nothing sent before the repair can match.
   // CONT: the point-to-point context stays, so messages sent before the failure are still
   // delivered; collectives always move to the new pair (see Comm::coll_context).
-  std::uint32_t context = take_context(used);
+  std::uint32_t context = take_context(comms_, consensus_, used);
   if (context == 0) return fail(Err::intern, "out of context ids");
   c->failed.clear();
   c->acked = 0;
@@ -139,10 +107,7 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
     monitor().comm_changed(*c);
     return Err::ok;
   }
-  if (c->msg_mode == FTMPI_MSG_MODE_NOP) {
-    c->context = context;
-    consensus_->reset_context(context);
-  }
+  if (c->msg_mode == FTMPI_MSG_MODE_NOP) c->context = context;
   c->coll_context = context + 1;
   c->state = FTMPI_COMM_RECOVERED;
   comms_->membership_changed(*c);
@@ -175,16 +140,14 @@ bool decision_repairs(const Comm& parent, const Decision& d) {
 
 }  // namespace
 
-Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, bool offer,
-                                  Agreed* out, const std::string& host) {
+Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key,
+                                  ContextChoice* choice, Agreed* out, const std::string& host) {
   Decision d;
   // The last byte says whether the parent is revoked here (MPIX_Comm_revoke, ulfm.cpp): the
   // notice reaches members at different times, the decision makes the outcome uniform.
   // The mask is the real one even when not offered (a repair takes its id from the union, as
   // before); the flag only keeps the construction's own pick from it.
-  CommTable::ContextMask used = local_used(*comms_);
-  used.set(ContextClaims::kNotOffered, !offer);
-  std::vector<std::uint8_t> mine = encode_mask(used, color, key);
+  std::vector<std::uint8_t> mine = encode_mask(choice->contribution(), color, key);
   mine.push_back(parent->revoked ? 1 : 0);
   mine.insert(mine.end(), host.begin(), host.end());
   FTMPI_DLOG("construct", "%s: construction agreement starts", parent->name.c_str());
@@ -206,7 +169,7 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
     return fail(Err::proc_failed, "%s has failed processes (rank %d first); shrink it with "
                 "MPIX_Comm_shrink", parent->name.c_str(), d.failed.front());
   }
-  out->used = local_used(*comms_);
+  out->used = local_contexts(*comms_);
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &out->used);
   out->contributions = std::move(d.contributions);
   out->procs_before = parent->procs;
@@ -220,56 +183,21 @@ Err Constructor::agree_and_repair(Comm* parent, std::int32_t color, std::int32_t
     if (rebuilt) {
       // SPEC 4.7: the construction is an ordinary collective over the repaired communicator,
       // which the replacements join with the same constructor call.
-      return agree_and_repair(parent, color, key, offer, out);
+      return agree_and_repair(parent, color, key, choice, out);
     }
   }
   return Err::ok;
 }
 
-namespace {
-
-// One construction's place among this process's pending ones, from start to every return.
-class Claim {
- public:
-  Claim(ContextClaims* claims, Comm* parent) : claims_(claims), key_(claims->enter(parent)) {}
-  ~Claim() { claims_->leave(key_); }
-  Claim(const Claim&) = delete;
-  Claim& operator=(const Claim&) = delete;
-  ContextClaims::Key key() const { return key_; }
-  bool try_offer() { return claims_->try_offer(key_); }
-
- private:
-  ContextClaims* claims_;
-  ContextClaims::Key key_;
-};
-
-}  // namespace
-
-Err Constructor::pick_context(Comm* parent, ContextClaims::Key claim, CommTable::ContextMask used,
+Err Constructor::pick_context(Comm* parent, ContextChoice* choice, CommTable::ContextMask used,
                               std::uint32_t* context) {
+  if (parent->size() == 1 && choice->pick_private(context)) return Err::ok;
   // The agreement's decision (or the allreduce's result) is the same at every member, so all
   // of them take the same number of rounds. The rounds run on the parent's collective
   // context like a collective of the construction itself (MPI orders those on a
   // communicator; a nonblocking duplication has its own tags, nbc.h).
-  if (parent->size() == 1) {  // nobody else to agree with: an id from the private range
-    claims_.release(claim);
-    for (std::size_t i = kPrivateFirst; i < ContextClaims::kNotOffered; ++i) {
-      if (!comms_->used_contexts().test(i)) {
-        *context = static_cast<std::uint32_t>(2 * i);
-        comms_->mark_context_used(*context);
-        return Err::ok;
-      }
-    }
-  }
-  int rounds = 0;
-  while (used.test(ContextClaims::kNotOffered)) {
-    claims_.release(claim);
-    CommTable::ContextMask mine = local_used(*comms_);
-    const bool offer = claims_.try_offer(claim);
-    mine.set(ContextClaims::kNotOffered, !offer);
-    ++rounds;
-    std::vector<std::uint8_t> bytes = encode_mask(mine, 0, 0);
-    bytes.resize(kMaskBytes);
+  auto round = [&](CommTable::ContextMask* mask) {
+    std::vector<std::uint8_t> bytes = context_mask_bytes(*mask);
     coll::Reduction r;
     (void)coll::predefined_reduction(coll::Op::bor, coll::Kind::byte, bytes.size(), &r);
     coll::View view;
@@ -279,26 +207,23 @@ Err Constructor::pick_context(Comm* parent, ContextClaims::Key claim, CommTable:
       return fail_report(failure_err(*parent), "%s: a process failed while the members chose "
                          "the new communicator's context id", parent->name.c_str());
     }
-    used = local_used(*comms_);
-    merge_mask(bytes, &used);
-    FTMPI_DLOG("construct", "context %u (construction %llu): round %d, offered %d, usable %d",
-               parent->context, static_cast<unsigned long long>(claim.second), rounds,
-               offer ? 1 : 0, used.test(ContextClaims::kNotOffered) ? 0 : 1);
-  }
-  *context = take_context(&used);
-  claims_.release(claim);
-  FTMPI_DLOG("construct", "context %u (construction %llu): new context %u after %d extra round(s)",
-             parent->context, static_cast<unsigned long long>(claim.second), *context, rounds);
-  if (*context == 0) return fail(Err::intern, "out of context ids");
-  return Err::ok;
+    mask->reset();
+    merge_context_mask(bytes.data(), bytes.size(), mask);
+    return Err::ok;
+  };
+  return choice->pick(used, round, context);
+}
+
+ContextClaims::Key Constructor::next_key(Comm* parent) {
+  return {parent->context, parent->constructions++};
 }
 
 Err Constructor::dup(Comm* parent, MPI_Comm* out) {
-  Claim claim(&claims_, parent);
+  ContextChoice choice(&claims_, comms_, consensus_, next_key(parent));
   Agreed a;
-  if (Err e = agree_and_repair(parent, 0, 0, claim.try_offer(), &a); e != Err::ok) return e;
+  if (Err e = agree_and_repair(parent, 0, 0, &choice, &a); e != Err::ok) return e;
   std::uint32_t context = 0;
-  if (Err e = pick_context(parent, claim.key(), a.used, &context); e != Err::ok) return e;
+  if (Err e = pick_context(parent, &choice, a.used, &context); e != Err::ok) return e;
   std::unique_ptr<Comm> c = child_comm(*parent, context);
   c->procs = parent->procs;
   c->rank_of_proc = parent->rank_of_proc;
@@ -323,14 +248,12 @@ Err Constructor::split_by_host(Comm* parent, bool member, int key, const std::st
 
 Err Constructor::split_among(Comm* parent, int color, int key, const std::string& host,
                              MPI_Comm* out) {
-  Claim claim(&claims_, parent);
+  ContextChoice choice(&claims_, comms_, consensus_, next_key(parent));
   Agreed a;
-  if (Err e = agree_and_repair(parent, color, key, claim.try_offer(), &a, host); e != Err::ok) {
-    return e;
-  }
+  if (Err e = agree_and_repair(parent, color, key, &choice, &a, host); e != Err::ok) return e;
   // One context serves every color: the new communicators are disjoint.
   std::uint32_t context = 0;
-  if (Err e = pick_context(parent, claim.key(), a.used, &context); e != Err::ok) return e;
+  if (Err e = pick_context(parent, &choice, a.used, &context); e != Err::ok) return e;
   *out = MPI_COMM_NULL;
   if (color == MPI_UNDEFINED) {
     // No communicator here holds the id, so nothing would ever release it: thousands of
@@ -363,15 +286,15 @@ Err Constructor::split_among(Comm* parent, int color, int key, const std::string
 }
 
 std::vector<std::uint8_t> Constructor::shrink_contribution() const {
-  return encode_mask(local_used(*comms_), 0, 0);
+  return encode_mask(local_contexts(*comms_), 0, 0);
 }
 
 Err Constructor::shrink_build(Comm* parent, const Decision& d, MPI_Comm* out) {
   // Failures someone else saw first become ours too (same path as a daemon notification).
   engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
-  CommTable::ContextMask used = local_used(*comms_);
+  CommTable::ContextMask used = local_contexts(*comms_);
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &used);
-  std::uint32_t context = take_context(&used);
+  std::uint32_t context = take_context(comms_, consensus_, &used);
   if (context == 0) return fail(Err::intern, "out of context ids");
   std::unique_ptr<Comm> c = child_comm(*parent, context);
   // The contributors, in their old order: the same list on every member.

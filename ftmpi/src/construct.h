@@ -8,6 +8,7 @@
 
 #include "comm.h"
 #include "consensus.h"
+#include "context_choice.h"
 #include "context_claims.h"
 #include "engine.h"
 #include "rebuild.h"
@@ -37,6 +38,11 @@ class Constructor {
   // parent is left as it is (no repair): ULFM shrinks into a new communicator.
   std::vector<std::uint8_t> shrink_contribution() const;
   Err shrink_build(Comm* parent, const Decision& d, MPI_Comm* out);
+  // The process's offer order of context ids (context_claims.h), which every constructor of
+  // several processes takes part in (intercomm.cpp, comm_create_group.cpp too), and the key of
+  // the next construction on `parent` (the same at every member: MPI orders constructions).
+  ContextClaims& claims() { return claims_; }
+  static ContextClaims::Key next_key(Comm* parent);
 
  private:
   struct Agreed {
@@ -45,18 +51,17 @@ class Constructor {
     CommTable::ContextMask used;              // union over the members
   };
   // `host` (split_by_host) follows the revoked byte in the contribution.
-  // `offer`: this member offers its free context ids in the agreement (context_claims.h).
-  Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, bool offer,
+  // `choice` gives this member's context-id contribution (context_choice.h).
+  Err agree_and_repair(Comm* parent, std::int32_t color, std::int32_t key, ContextChoice* choice,
                        Agreed* out, const std::string& host = {});
   // The new communicator's context id from the agreed union `used` (taken here). A union some
   // member did not offer into is unusable everywhere alike: rounds of an allreduce of the
   // masks over the parent follow until every member offers in the same round.
-  Err pick_context(Comm* parent, ContextClaims::Key claim, CommTable::ContextMask used,
+  Err pick_context(Comm* parent, ContextChoice* choice, CommTable::ContextMask used,
                    std::uint32_t* context);
   Err split_among(Comm* parent, int color, int key, const std::string& host, MPI_Comm* out);
   // *rebuilt: new processes joined, so the construction needs an agreement that includes them.
   Err repair(Comm* c, const std::vector<int>& failed, CommTable::ContextMask* used, bool* rebuilt);
-  std::uint32_t take_context(CommTable::ContextMask* used);
   void release_contexts(Comm* comm);
 
   CommTable* comms_;

@@ -2,27 +2,27 @@
 
 namespace ftmpi {
 
-ContextClaims::Key ContextClaims::enter(Comm* parent) {
-  const Key key{parent->context, parent->constructions++};
-  pending_.insert(key);
-  return key;
+ContextClaims::Ticket ContextClaims::enter(Key key) {
+  const Ticket t{key, serial_++};
+  pending_.insert(t);
+  return t;
 }
 
-void ContextClaims::leave(Key key) {
-  release(key);
-  pending_.erase(key);
+void ContextClaims::leave(Ticket t) {
+  release(t);
+  pending_.erase(t);
 }
 
-bool ContextClaims::try_offer(Key key) {
-  if (offered_) return offerer_ == key;
-  if (pending_.empty() || *pending_.begin() != key) return false;
+bool ContextClaims::try_offer(Ticket t) {
+  if (offered_) return offerer_ == t;
+  if (pending_.empty() || *pending_.begin() != t) return false;
   offered_ = true;
-  offerer_ = key;
+  offerer_ = t;
   return true;
 }
 
-void ContextClaims::release(Key key) {
-  if (offered_ && offerer_ == key) offered_ = false;
+void ContextClaims::release(Ticket t) {
+  if (offered_ && offerer_ == t) offered_ = false;
 }
 
 }  // namespace ftmpi

@@ -11,6 +11,8 @@
 // round. The offer goes to the lowest pending construction by (parent context id, number of
 // the construction on the parent): that order is the same in every process, so the globally
 // lowest one is eventually offered by all its members in the same round (no livelock).
+// Every constructor takes part (context_choice.h holds the rounds): dup, split, create,
+// create_group, the intercommunicator constructors.
 //
 // One process-wide instance (Constructor's), used under the library lock with threads.
 #pragma once
@@ -28,20 +30,28 @@ class ContextClaims {
   // The last id pair is never handed out (take_context skips it): its bit in a contributed
   // mask says "this member did not offer".
   static constexpr std::size_t kNotOffered = CommTable::kContextPairs - 1;
-  using Key = std::pair<std::uint32_t, std::uint64_t>;  // (parent context, construction number)
+  // (parent context, construction number on it), the same at every member. MPI_Comm_create_group
+  // numbers by its tag (kGroupTag set), an intercommunicator's creation by the lower of its two
+  // groups' keys (context_choice.h).
+  using Key = std::pair<std::uint32_t, std::uint64_t>;
+  static constexpr std::uint64_t kGroupTag = std::uint64_t{1} << 63;
+  // One pending construction here: its key and a number unique in this process (two unrelated
+  // constructions may share a key; each still has its own place).
+  using Ticket = std::pair<Key, std::uint64_t>;
 
-  // A construction on `parent` begins / ends (every path out, errors included).
-  Key enter(Comm* parent);
-  void leave(Key key);
-  // Whether `key` offers now: nobody else offers and it is the lowest pending construction.
+  // A construction begins / ends (every path out, errors included).
+  Ticket enter(Key key);
+  void leave(Ticket t);
+  // Whether `t` offers now: nobody else offers and it is the lowest pending construction.
   // It keeps the offer until release() (after its pick, or a round that was not usable).
-  bool try_offer(Key key);
-  void release(Key key);
+  bool try_offer(Ticket t);
+  void release(Ticket t);
 
  private:
-  std::set<Key> pending_;
+  std::set<Ticket> pending_;
+  std::uint64_t serial_ = 0;
   bool offered_ = false;
-  Key offerer_{};
+  Ticket offerer_{};
 };
 
 }  // namespace ftmpi

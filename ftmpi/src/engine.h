@@ -118,6 +118,10 @@ class Engine {
     while (!done()) {
       if (progress()) {
         policy.reset();
+        // A wait whose every poll moves something (the offer rounds of a construction that
+        // waits for another thread's construction, context_claims.h; a stream of messages)
+        // would never give the lock up: hand it over when another thread is queued for it.
+        if (LibraryLock::contended()) LibraryLock::idle_released(policy);
       } else if (LibraryLock::held_here()) {
         LibraryLock::idle_released(policy);
       } else {

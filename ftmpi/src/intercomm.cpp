@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "comm_child.h"
+#include "context_choice.h"
 #include "ftmpi_proto/wire.h"
 #include "group.h"
 #include "library.h"
@@ -24,17 +25,13 @@ constexpr int kMergeTag = 1;
 constexpr int kDupTag = 2;
 constexpr int kSplitTag = 3;
 
-constexpr std::size_t kMaskBytes = CommTable::kContextPairs / 8;
-
 // Fields are written and read with the protocol library's codec (proto::WireWriter/Reader:
-// little-endian, bounds-checked); the context mask is a fixed-size field of one bit per pair.
-using MaskBytes = std::array<std::uint8_t, kMaskBytes>;
+// little-endian, bounds-checked); the context mask is a fixed-size field (context_choice.h).
+using MaskBytes = std::array<std::uint8_t, kContextMaskBytes>;
 
 void put_mask(proto::WireWriter& w, const CommTable::ContextMask& m) {
   MaskBytes b{};
-  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
-    if (m.test(i)) b[i / 8] = static_cast<std::uint8_t>(b[i / 8] | (1u << (i % 8)));
-  }
+  put_context_mask(m, b.data());
   w.raw(b.data(), b.size());
 }
 
@@ -43,9 +40,7 @@ void merge_mask(proto::WireReader& r, CommTable::ContextMask* m) {
   MaskBytes b{};
   r.raw(b.data(), b.size());
   if (r.status() != proto::ProtoStatus::ok) return;
-  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
-    if (b[i / 8] & (1u << (i % 8))) m->set(i);
-  }
+  merge_context_mask(b.data(), b.size(), m);
 }
 
 std::vector<std::uint8_t> u32_bytes(std::uint32_t v) {
@@ -126,6 +121,28 @@ int compare_lists(const std::vector<std::uint32_t>& a, const std::vector<std::ui
   return x == y ? MPI_SIMILAR : MPI_UNEQUAL;
 }
 
+// Constructions on one intercommunicator run one at a time, in call order. Each runs several
+// agreements on the local group, and an agreement's place among the communicator's is taken when
+// it begins: two constructions under way at once (MPI_Comm_idup) would begin their second
+// rounds in whatever order their leaders' exchanges end, which differs between members. A turn
+// is taken when the call is made (MPI orders the calls alike everywhere, both groups) and waited
+// for before anything is sent; a blocking call waits too (its waits drive the pending ones).
+class Turn {
+ public:
+  Turn(Engine* engine, Comm* ic) : ic_(ic), number_(ic->constructions++) {
+    engine->wait_until([this] { return ic_->constructions_done == number_; });
+  }
+  ~Turn() { ++ic_->constructions_done; }
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
+  // The construction's key in the offer order (context_claims.h): the same in both groups.
+  ContextClaims::Key key() const { return {ic_->context, number_}; }
+
+ private:
+  Comm* ic_;
+  std::uint64_t number_;
+};
+
 }  // namespace
 
 // Between the leaders: the communicator they talk over, the other leader's rank in it (a
@@ -140,32 +157,33 @@ struct Intercomms::Channel {
 // What every member of one group holds after agree_across.
 struct Intercomms::Across {
   std::vector<std::pair<int, std::vector<std::uint8_t>>> local;  // local rank -> its `mine`
-  CommTable::ContextMask used;       // union over all members of both groups
+  CommTable::ContextMask united;     // union of the contributed masks of both groups
   std::vector<std::uint8_t> remote;  // the remote leader's extra bytes
 };
 
 std::size_t Intercomms::nprocs() const { return comms_->world()->rank_of_proc.size(); }
 
-std::uint32_t Intercomms::take_context(const CommTable::ContextMask& used) {
-  // The last pairs are the "not offered" flag (context_claims.h) and the 128 private ids of
-  // one-process constructions (construct.cpp, kPrivateFirst).
-  for (std::size_t i = 0; i < ContextClaims::kNotOffered - 128; ++i) {
-    if (!used.test(i)) {
-      auto context = static_cast<std::uint32_t>(2 * i);
-      comms_->mark_context_used(context);
-      // The id may have served a freed communicator: agreements on it (dup, merge of this
-      // intercommunicator) count from 0 again at every member.
-      consensus_->reset_context(context);
-      return context;
-    }
-  }
-  return 0;  // exhausted; callers check
+Err Intercomms::pick(Comm* group, int leader, const Channel& ch, ContextChoice* choice,
+                     const CommTable::ContextMask& united, std::uint32_t* context, int skip) {
+  // A round is the same two-round agreement with the leaders' exchange, carrying masks only.
+  auto round = [&](CommTable::ContextMask* mask) {
+    auto plan = [&](const Across&, Channel* c, std::vector<std::uint8_t>*) {
+      *c = ch;
+      return Err::ok;
+    };
+    Across a;
+    if (Err e = agree_across(group, leader, *mask, {}, plan, &a); e != Err::ok) return e;
+    *mask = a.united;
+    return Err::ok;
+  };
+  return choice->pick(united, round, context, skip);
 }
 
 Err Intercomms::leader_exchange(const Channel& ch, const std::vector<std::uint8_t>& send,
                                 std::vector<std::uint8_t>* received) {
-  // The largest message: an outcome with a full detail text and a whole job's process list.
-  const std::size_t max = 8 + MPI_MAX_ERROR_STRING + kMaskBytes + 8 + 4 * nprocs();
+  // The largest message: an outcome with a full detail text, a whole job's process list and
+  // the creating group's key (create).
+  const std::size_t max = 8 + MPI_MAX_ERROR_STRING + kContextMaskBytes + 4 + 12 + 4 * nprocs();
   Request* rr = nullptr;
   Request* sr = nullptr;
   if (Err e = engine_->irecv(nullptr, max, ch.peer, ch.tag, ch.comm, ch.context, &rr); e != Err::ok) {
@@ -197,10 +215,10 @@ Err Intercomms::leader_exchange(const Channel& ch, const std::vector<std::uint8_
 // when there is none) and the extra bytes to send it. Errors travel with the exchanged and the
 // broadcast bytes, so both groups end the call, with the same error, instead of one waiting.
 template <typename Plan>
-Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uint8_t>& mine,
-                             Plan&& plan, Across* out) {
+Err Intercomms::agree_across(Comm* group, int leader, const CommTable::ContextMask& contributed,
+                             const std::vector<std::uint8_t>& mine, Plan&& plan, Across* out) {
   proto::WireWriter first;
-  put_mask(first, comms_->used_contexts());
+  put_mask(first, contributed);
   first.raw(mine.data(), mine.size());
   Decision d;
   if (Err e = consensus_->agree(group, Consensus::Kind::construction, first.bytes(), &d); e != Err::ok) {
@@ -212,10 +230,10 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
     local = outcome_of(fail_report(Err::other, "%zu process(es) of %s failed; intercommunicators are not "
                             "built over failures or repaired", d.failed.size(), group->name.c_str()));
   }
-  out->used = comms_->used_contexts();
+  out->united.reset();
   for (auto& [rank, bytes] : d.contributions) {
     proto::WireReader r(bytes);
-    merge_mask(r, &out->used);
+    merge_mask(r, &out->united);
     std::vector<std::uint8_t> theirs = r.rest();
     if (r.finish() != proto::ProtoStatus::ok) return fail(Err::intern, "malformed contribution");
     out->local.emplace_back(rank, std::move(theirs));
@@ -232,7 +250,7 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
     if (ch.comm != nullptr) {
       std::vector<std::uint8_t> received;
       Outcome remote;
-      if (Err e = leader_exchange(ch, encode(result, out->used, extra), &received); e != Err::ok) {
+      if (Err e = leader_exchange(ch, encode(result, out->united, extra), &received); e != Err::ok) {
         if (result.ok()) result = outcome_of(e);
       } else if (!decode(received, &remote, &remote_mask, &remote_extra)) {
         if (result.ok()) result = outcome_of(fail(Err::intern, "malformed message from the remote leader"));
@@ -254,7 +272,7 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
     return fail_report(Err::other, "the local leader (rank %d of %s) failed", leader, group->name.c_str());
   }
   Outcome result;
-  if (!decode(from_leader->second, &result, &out->used, &out->remote)) {
+  if (!decode(from_leader->second, &result, &out->united, &out->remote)) {
     return fail(Err::intern, "malformed message from the local leader");
   }
   return result.ok() ? Err::ok : result.raise();
@@ -262,6 +280,11 @@ Err Intercomms::agree_across(Comm* group, int leader, const std::vector<std::uin
 
 Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int remote_leader,
                        int tag, MPI_Comm* out) {
+  // Each group numbers the construction on its own local communicator; the remote group's key
+  // comes with its process list, and the lower of the two orders the offer rounds, if any.
+  const ContextClaims::Key local_key = Constructor::next_key(local);
+  ContextChoice choice(claims_, comms_, consensus_, local_key);
+  Channel channel;  // the leader's, kept for the offer rounds
   auto plan = [&](const Across&, Channel* ch, std::vector<std::uint8_t>* extra) {
     Comm* peer = nullptr;
     if (comms_->lookup(peer_comm, &peer) != Err::ok) {
@@ -285,17 +308,26 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
                   local->rank_of_proc[leader_proc], local->name.c_str());
     }
     *ch = Channel{peer, remote_leader, peer->context, tag};
+    channel = *ch;
     proto::WireWriter w;
     w.u32_list(local->procs);
+    w.u32(local_key.first);
+    w.u64(local_key.second);
     *extra = std::move(w.bytes());
     return Err::ok;
   };
   Across a;
-  if (Err e = agree_across(local, local_leader, {}, plan, &a); e != Err::ok) return e;
+  if (Err e = agree_across(local, local_leader, choice.contribution(), {}, plan, &a);
+      e != Err::ok) {
+    return e;
+  }
 
   // Both groups run the same checks on the same two lists, so they fail together.
   proto::WireReader r(a.remote);
   const std::vector<std::uint32_t> listed = r.u32_list();
+  ContextClaims::Key remote_key;
+  remote_key.first = r.u32();
+  remote_key.second = r.u64();
   if (r.finish() != proto::ProtoStatus::ok || listed.empty()) {
     return fail(Err::intern, "malformed remote group from the remote leader");
   }
@@ -310,8 +342,12 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
     }
     remote.push_back(p);
   }
-  std::uint32_t context = take_context(a.used);
-  if (context == 0) return fail(Err::intern, "out of context ids");
+  // Only while nothing is offered: a held offer must stay until the pick.
+  if (a.united.test(ContextClaims::kNotOffered)) choice.rekey(std::min(local_key, remote_key));
+  std::uint32_t context = 0;
+  if (Err e = pick(local, local_leader, channel, &choice, a.united, &context); e != Err::ok) {
+    return e;
+  }
 
   std::unique_ptr<Comm> c = child_comm(*local, context, true);
   c->procs = local->procs;
@@ -328,6 +364,8 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
 }
 
 Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
+  Turn turn(engine_, ic);
+  ContextChoice choice(claims_, comms_, consensus_, turn.key());
   const std::vector<std::uint8_t> mine = u32_bytes(high ? 1 : 0);
   // A group whose members disagree on `high` sends 2, and both groups refuse.
   constexpr std::uint32_t kMixed = 2;
@@ -341,13 +379,14 @@ Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
     }
     return first;
   };
+  const Channel channel{ic, 0, ic->coll_context, kMergeTag};
   auto plan = [&](const Across& a, Channel* ch, std::vector<std::uint8_t>* extra) {
-    *ch = Channel{ic, 0, ic->coll_context, kMergeTag};
+    *ch = channel;
     *extra = u32_bytes(group_high(a));
     return Err::ok;
   };
   Across a;
-  if (Err e = agree_across(ic, 0, mine, plan, &a); e != Err::ok) return e;
+  if (Err e = agree_across(ic, 0, choice.contribution(), mine, plan, &a); e != Err::ok) return e;
   std::uint32_t local_high = group_high(a), remote_high = first_u32(a.remote, kMixed);
   if (local_high == kMixed || remote_high == kMixed) {
     return fail(Err::arg, "the processes of the %s group of %s passed different values of high",
@@ -357,8 +396,8 @@ Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
   // pick; both sides must pick the same: the group holding the lower process index goes first.
   bool local_first = local_high != remote_high ? local_high == 0
                                                : ic->procs[0] < ic->remote_procs[0];
-  std::uint32_t context = take_context(a.used);
-  if (context == 0) return fail(Err::intern, "out of context ids");
+  std::uint32_t context = 0;
+  if (Err e = pick(ic, 0, channel, &choice, a.united, &context); e != Err::ok) return e;
 
   std::unique_ptr<Comm> c = child_comm(*ic, context);
   const auto& first = local_first ? ic->procs : ic->remote_procs;
@@ -374,15 +413,19 @@ Err Intercomms::merge(Comm* ic, bool high, MPI_Comm* out) {
 }
 
 Err Intercomms::dup(Comm* ic, MPI_Comm* out) {
+  Turn turn(engine_, ic);
+  ContextChoice choice(claims_, comms_, consensus_, turn.key());
+  // A nonblocking duplication (MPI_Comm_idup) keeps its exchange apart from the nonblocking
+  // collectives under way on the intercommunicator.
+  const Channel channel{ic, 0, ic->coll_context, kDupTag + Nbc::tag_offset()};
   auto plan = [&](const Across&, Channel* ch, std::vector<std::uint8_t>*) {
-    // A nonblocking duplication (MPI_Comm_idup) keeps its exchange apart from the others under way.
-    *ch = Channel{ic, 0, ic->coll_context, kDupTag + Nbc::tag_offset()};
+    *ch = channel;
     return Err::ok;
   };
   Across a;
-  if (Err e = agree_across(ic, 0, {}, plan, &a); e != Err::ok) return e;
-  std::uint32_t context = take_context(a.used);
-  if (context == 0) return fail(Err::intern, "out of context ids");
+  if (Err e = agree_across(ic, 0, choice.contribution(), {}, plan, &a); e != Err::ok) return e;
+  std::uint32_t context = 0;
+  if (Err e = pick(ic, 0, channel, &choice, a.united, &context); e != Err::ok) return e;
   std::unique_ptr<Comm> c = child_comm(*ic, context, true);
   c->procs = ic->procs;
   c->rank_of_proc = ic->rank_of_proc;
@@ -438,6 +481,9 @@ std::vector<int> members_of(std::vector<SplitEntry> all, int color) {
 }  // namespace
 
 Err Intercomms::split(Comm* ic, int color, int key, MPI_Comm* out) {
+  Turn turn(engine_, ic);
+  ContextChoice choice(claims_, comms_, consensus_, turn.key());
+  const Channel channel{ic, 0, ic->coll_context, kSplitTag};
   proto::WireWriter w;
   w.i32(color);
   w.i32(key);
@@ -454,18 +500,21 @@ Err Intercomms::split(Comm* ic, int color, int key, MPI_Comm* out) {
   };
   auto plan = [&](const Across& a, Channel* ch, std::vector<std::uint8_t>* extra) {
     if (!read_local(a)) return fail(Err::intern, "malformed split contribution");
-    *ch = Channel{ic, 0, ic->coll_context, kSplitTag};
+    *ch = channel;
     *extra = encode_entries(local);
     return Err::ok;
   };
   Across a;
-  if (Err e = agree_across(ic, 0, w.bytes(), plan, &a); e != Err::ok) return e;
+  if (Err e = agree_across(ic, 0, choice.contribution(), w.bytes(), plan, &a); e != Err::ok) {
+    return e;
+  }
   std::vector<SplitEntry> remote;
   if (!read_local(a) || !decode_entries(a.remote, &remote)) {
     return fail(Err::intern, "malformed split contributions");
   }
   // The colors both sides have, ascending: the k-th of them takes the k-th free context pair
-  // of the union every member of both groups holds, so all agree without another round.
+  // of the union every member of both groups holds, so all agree without another exchange
+  // (beyond the offer rounds, which everyone takes part in, members of no new communicator too).
   std::vector<int> colors;
   for (const SplitEntry& e : local) {
     if (e.color == MPI_UNDEFINED) continue;
@@ -475,19 +524,15 @@ Err Intercomms::split(Comm* ic, int color, int key, MPI_Comm* out) {
   std::sort(colors.begin(), colors.end());
   colors.erase(std::unique(colors.begin(), colors.end()), colors.end());
   auto mine = std::find(colors.begin(), colors.end(), color);
+  const bool member = color != MPI_UNDEFINED && mine != colors.end();
+  std::uint32_t context = 0;
+  const int skip = member ? static_cast<int>(mine - colors.begin()) : 0;
+  if (Err e = pick(ic, 0, channel, &choice, a.united, &context, skip); e != Err::ok) return e;
   *out = MPI_COMM_NULL;
-  if (color == MPI_UNDEFINED || mine == colors.end()) return Err::ok;
-  CommTable::ContextMask used = a.used;  // the pairs of the colors before mine: taken too
-  for (auto it = colors.begin(); it != mine; ++it) {
-    for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
-      if (!used.test(i)) {
-        used.set(i);
-        break;
-      }
-    }
+  if (!member) {
+    comms_->release_context(context);  // nothing here holds it (as in Constructor::split_among)
+    return Err::ok;
   }
-  const std::uint32_t context = take_context(used);
-  if (context == 0) return fail(Err::intern, "out of context ids");
   std::unique_ptr<Comm> c = child_comm(*ic, context, true);
   for (int r : members_of(local, color)) c->procs.push_back(ic->procs[static_cast<std::size_t>(r)]);
   for (int r : members_of(remote, color)) {
@@ -517,7 +562,7 @@ Err intercomm_dup(Comm* ic, MPI_Comm* out) {
     return fail_report(Err::other, "%s has failed; intercommunicators are not repaired", ic->name.c_str());
   }
   Library& l = lib();
-  return Intercomms(&l.comms, &l.engine, &l.consensus).dup(ic, out);
+  return Intercomms(&l.comms, &l.engine, &l.consensus, &l.construct.claims()).dup(ic, out);
 }
 
 Err intercomm_split(Comm* ic, int color, int key, MPI_Comm* out) {
@@ -525,7 +570,7 @@ Err intercomm_split(Comm* ic, int color, int key, MPI_Comm* out) {
     return fail_report(Err::other, "%s has failed; intercommunicators are not repaired", ic->name.c_str());
   }
   Library& l = lib();
-  return Intercomms(&l.comms, &l.engine, &l.consensus).split(ic, color, key, out);
+  return Intercomms(&l.comms, &l.engine, &l.consensus, &l.construct.claims()).split(ic, color, key, out);
 }
 
 void intercomm_lost_process(Comm& c, std::uint32_t proc, Engine* engine) {
@@ -570,7 +615,7 @@ Err find_inter(MPI_Comm comm, Comm** c, const char* fn) {
 
 Intercomms intercomms() {
   Library& l = lib();
-  return Intercomms(&l.comms, &l.engine, &l.consensus);
+  return Intercomms(&l.comms, &l.engine, &l.consensus, &l.construct.claims());
 }
 }  // namespace
 

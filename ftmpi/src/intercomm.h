@@ -6,7 +6,10 @@
 // Context ids: each group agrees on the union of its members' used-context masks (the consensus
 // round every constructor runs), the two leaders swap their unions, and a second round in each
 // group hands the leader's result to everyone. Both groups then hold the same union over all
-// members of both and pick the same lowest free pair, as Constructor does for intracommunicators.
+// members of both and pick the same lowest free pair, with the offer rounds every constructor
+// shares (context_choice.h; a round is the same exchange again). Constructions on one
+// intercommunicator (dup, idup, split, merge) run one at a time in call order (intercomm.cpp,
+// Turn), so their agreements pair up alike in every member.
 //
 // Fault tolerance does not extend to intercommunicators: nothing repairs them. A failed member
 // of either group marks the intercommunicator FAILED and purges its pending requests, so every
@@ -18,6 +21,7 @@
 
 #include "comm.h"
 #include "consensus.h"
+#include "context_choice.h"
 #include "engine.h"
 #include "error.h"
 
@@ -25,8 +29,8 @@ namespace ftmpi {
 
 class Intercomms {
  public:
-  Intercomms(CommTable* comms, Engine* engine, Consensus* consensus)
-      : comms_(comms), engine_(engine), consensus_(consensus) {}
+  Intercomms(CommTable* comms, Engine* engine, Consensus* consensus, ContextClaims* claims)
+      : comms_(comms), engine_(engine), consensus_(consensus), claims_(claims) {}
 
   // MPI_Intercomm_create, collective over local (an intracommunicator). local_leader and tag are
   // checked by the caller; peer_comm and remote_leader only matter at the leader, which checks
@@ -46,17 +50,22 @@ class Intercomms {
  private:
   struct Channel;
   struct Across;
+  // `contributed`: this member's context mask (ContextChoice::contribution).
   template <typename Plan>
-  Err agree_across(Comm* group, int leader, const std::vector<std::uint8_t>& mine, Plan&& plan,
-                   Across* out);
+  Err agree_across(Comm* group, int leader, const CommTable::ContextMask& contributed,
+                   const std::vector<std::uint8_t>& mine, Plan&& plan, Across* out);
+  // The context id from the first exchange's union `united`, with offer rounds over `group`
+  // and the leaders' `channel` while it is unusable.
+  Err pick(Comm* group, int leader, const Channel& channel, ContextChoice* choice,
+           const CommTable::ContextMask& united, std::uint32_t* context, int skip = 0);
   Err leader_exchange(const Channel& ch, const std::vector<std::uint8_t>& send,
                       std::vector<std::uint8_t>* received);
-  std::uint32_t take_context(const CommTable::ContextMask& used);
   std::size_t nprocs() const;
 
   CommTable* comms_;
   Engine* engine_;
   Consensus* consensus_;
+  ContextClaims* claims_;
 };
 
 // MPI_Comm_compare when either side is an intercommunicator (MPI-1.3 5.4.1, 5.6.1): both local

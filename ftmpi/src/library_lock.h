@@ -28,6 +28,10 @@ class LibraryLock {
   static bool enabled() { return on_.load(std::memory_order_relaxed); }
   // Whether this thread is inside the library with the lock held.
   static bool held_here() { return enabled() && depth_ > 0; }
+  // held_here() and another thread is queued for the lock.
+  static bool contended() {
+    return held_here() && waiting_.load(std::memory_order_relaxed) > 0;
+  }
 
   // One C entry point's scope.
   class Entry {

@@ -1,11 +1,9 @@
 /* Communicator constructors in several threads of a process at once (MPI_THREAD_MULTIPLE; MPI
- * allows dup, split, create and idup on DIFFERENT communicators concurrently, issue 19). The
- * build() case of MPI_Comm_idup is kept for when it works from several threads (kKinds 4: it
- * does not yet, README "Threads").
+ * allows dup, split, create and idup on DIFFERENT communicators concurrently, issue 19).
  *   threads_construct [THREADS [ITERS]]   (THREADS 1..8, default 4; ITERS default 10)
  * Thread t of every rank owns parent[t] (a dup of MPI_COMM_WORLD made by the main thread) and,
- * per iteration, builds from it a dup, a split (by rank parity) and a create (the even ranks),
- * in an order that differs between threads (the threads of odd ranks start
+ * per iteration, builds from it a dup, a split (by rank parity), a create (the even ranks) and
+ * an idup (waited for at once), in an order that differs between threads (the threads of odd ranks start
  * their iteration late, so the members of one construction reach it at different times
  * relative to the process's other constructions). Every new communicator must be a working
  * one of its own: all threads then send on all of theirs with the same tag and the receives
@@ -19,7 +17,7 @@
 #include <unistd.h>
 
 #define MAX_THREADS 8
-enum { kKinds = 3 };
+enum { kKinds = 4 };
 
 static int rank, size, nthreads = 4, iters = 10;
 static MPI_Comm parent[MAX_THREADS];
@@ -97,6 +95,11 @@ static void* worker(void* arg) {
       OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, made[k]));
       const int kind = (k + t) % kKinds;
       expect = kind == 1 ? (size + 1 - rank % 2) / 2 : kind == 2 ? (size + 1) / 2 : size;
+      if (kind == 3) {  /* the idup's duplicate is congruent with its parent */
+        int cmp;
+        MPI_Comm_compare(parent[t], made[k], &cmp);
+        CHECK(cmp == MPI_CONGRUENT, "thread %d: idup compares %d", t, cmp);
+      }
       CHECK(sum == s && s == expect, "thread %d kind %d: size %d sum %d, expected %d", t, kind, s, sum, expect);
     }
     OK(MPI_Waitall(kKinds, sends, MPI_STATUSES_IGNORE));

@@ -1,6 +1,6 @@
 // Temporary buffers for the algorithms (partial results, blocks in tree order). Large
 // collectives would otherwise malloc and free megabytes per call, and glibc serves those
-// with fresh mmap'ed pages, so every call would pay page faults; a few buffers per thread
+// with fresh mmap'ed pages, so every call would pay page faults; a few buffers per process
 // are kept instead and reused. The library's staging of non-contiguous datatypes uses them
 // too (ftmpi/src/coll_stage.cpp).
 #pragma once
@@ -20,7 +20,8 @@ class Scratch {
 
  private:
   unsigned char* data_ = nullptr;
-  int slot_ = -1;  // index in the thread's cache, -1 when heap-owned by this object
+  // The cache entry it took (scratch.cpp), nullptr when heap-owned by this object.
+  void* cached_ = nullptr;
   alignas(16) unsigned char inline_[128];  // small messages: no allocation at all
 };
 

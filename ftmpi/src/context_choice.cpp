@@ -1,0 +1,106 @@
+// The one context-id choice of every constructor (context_choice.h).
+#include "context_choice.h"
+
+#include <ftmpi/debug_log.h>
+
+namespace ftmpi {
+
+void put_context_mask(const CommTable::ContextMask& m, std::uint8_t* out) {
+  for (std::size_t i = 0; i < kContextMaskBytes; ++i) out[i] = 0;
+  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
+    if (m.test(i)) out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (1u << (i % 8)));
+  }
+}
+
+std::vector<std::uint8_t> context_mask_bytes(const CommTable::ContextMask& m) {
+  std::vector<std::uint8_t> out(kContextMaskBytes);
+  put_context_mask(m, out.data());
+  return out;
+}
+
+void merge_context_mask(const std::uint8_t* bytes, std::size_t n, CommTable::ContextMask* m) {
+  for (std::size_t i = 0; i < CommTable::kContextPairs && i / 8 < n; ++i) {
+    if (bytes[i / 8] & (1u << (i % 8))) m->set(i);
+  }
+}
+
+CommTable::ContextMask local_contexts(const CommTable& comms) {
+  CommTable::ContextMask m = comms.used_contexts();
+  m.reset(ContextClaims::kNotOffered);
+  return m;
+}
+
+std::uint32_t take_context(CommTable* comms, Consensus* consensus, CommTable::ContextMask* used,
+                           int skip) {
+  for (std::size_t i = 0; i < kSharedContextPairs; ++i) {
+    if (used->test(i)) continue;
+    used->set(i);
+    if (skip-- > 0) continue;
+    const auto context = static_cast<std::uint32_t>(2 * i);
+    comms->mark_context_used(context);
+    // A freed communicator's agreements went with it (Constructor::release_contexts); this
+    // covers every other way an id comes back (undecided instances, which a faster member's
+    // first agreement on the new communicator may have started, are kept).
+    consensus->reset_context(context);
+    return context;
+  }
+  return 0;
+}
+
+ContextChoice::ContextChoice(ContextClaims* claims, CommTable* comms, Consensus* consensus,
+                             ContextClaims::Key key)
+    : claims_(claims), comms_(comms), consensus_(consensus), ticket_(claims->enter(key)) {}
+
+ContextChoice::~ContextChoice() { claims_->leave(ticket_); }
+
+CommTable::ContextMask ContextChoice::contribution() {
+  CommTable::ContextMask mine = local_contexts(*comms_);
+  mine.set(ContextClaims::kNotOffered, !claims_->try_offer(ticket_));
+  return mine;
+}
+
+void ContextChoice::rekey(ContextClaims::Key key) {
+  claims_->leave(ticket_);
+  ticket_ = claims_->enter(key);
+}
+
+Err ContextChoice::pick(CommTable::ContextMask united, const Round& round, std::uint32_t* context,
+                        int skip) {
+  int rounds = 0;
+  while (united.test(ContextClaims::kNotOffered)) {
+    // Some member did not offer: this round's union is unusable everywhere alike. Give the
+    // offer back (the lowest pending construction may need it) and try again.
+    claims_->release(ticket_);
+    CommTable::ContextMask mine = contribution();
+    const bool offered = !mine.test(ContextClaims::kNotOffered);
+    ++rounds;
+    if (Err e = round(&mine); e != Err::ok) return e;
+    united = mine;
+    FTMPI_DLOG("construct", "key (%u, %llu): round %d, offered %d, usable %d",
+               ticket_.first.first, static_cast<unsigned long long>(ticket_.first.second), rounds,
+               offered ? 1 : 0, united.test(ContextClaims::kNotOffered) ? 0 : 1);
+  }
+  CommTable::ContextMask used = local_contexts(*comms_) | united;
+  *context = take_context(comms_, consensus_, &used, skip);
+  claims_->release(ticket_);
+  FTMPI_DLOG("construct", "key (%u, %llu): context %u after %d extra round(s)",
+             ticket_.first.first, static_cast<unsigned long long>(ticket_.first.second), *context,
+             rounds);
+  if (*context == 0) return fail(Err::intern, "out of context ids");
+  return Err::ok;
+}
+
+bool ContextChoice::pick_private(std::uint32_t* context) {
+  claims_->release(ticket_);
+  for (std::size_t i = kSharedContextPairs; i < ContextClaims::kNotOffered; ++i) {
+    if (!comms_->used_contexts().test(i)) {
+      *context = static_cast<std::uint32_t>(2 * i);
+      comms_->mark_context_used(*context);
+      consensus_->reset_context(*context);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace ftmpi
