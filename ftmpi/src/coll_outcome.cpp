@@ -62,16 +62,6 @@ bool vote(Comm* c, bool ok_here, bool solicit, void* result, std::size_t bytes) 
 
 }  // namespace
 
-// ABORT mode (the default) and RELAXED skip the outcome step. ULFM mode has none either: as
-// in Open MPI, a collective may fail at some members and succeed at others;
-// MPIX_Comm_agree is how a ULFM application gets a uniform answer.
-bool atomic_mode(const Comm* c) {
-  // A nonblocking collective (on a fiber) has no outcome step: nbc.h says why.
-  if (Fiber::running()) return false;
-  return c->comm_mode != FTMPI_COMM_MODE_ABORT && c->comm_mode != FTMPI_COMM_MODE_ULFM &&
-         c->coll_mode == FTMPI_COLL_MODE_ATOMIC && c->size() > 1;
-}
-
 bool agree_outcome(Comm* c, bool ok_here) { return vote(c, ok_here, false, nullptr, 0); }
 
 bool may_settle(const Comm* c, const coll::View& v, std::size_t bytes) {

@@ -14,12 +14,21 @@
 #include <ftmpi/coll/p2p.h>
 
 #include "comm.h"
+#include "fiber.h"
 
 namespace ftmpi {
 
 // Whether collectives on `c` end with an outcome step: a fault-tolerant FT-MPI mode (not
 // ABORT, not ULFM) with the ATOMIC collective mode, more than one member.
-bool atomic_mode(const Comm* c);
+// Inline: every collective asks, once or twice. ABORT mode (the default) and RELAXED skip the
+// outcome step. ULFM mode has none either: as in Open MPI, a collective may fail at some
+// members and succeed at others; MPIX_Comm_agree is how a ULFM application gets a uniform
+// answer. A nonblocking collective (on a fiber) has no outcome step: nbc.h says why.
+inline bool atomic_mode(const Comm* c) {
+  if (Fiber::running()) return false;
+  return c->comm_mode != FTMPI_COMM_MODE_ABORT && c->comm_mode != FTMPI_COMM_MODE_ULFM &&
+         c->coll_mode == FTMPI_COLL_MODE_ATOMIC && c->size() > 1;
+}
 
 // The agreement on the outcome: true when the collective worked at every member and nobody
 // failed. `ok_here`: it worked at this member.

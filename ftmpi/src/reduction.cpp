@@ -89,8 +89,8 @@ Err OpTable::commutative(MPI_Op op, bool* out) const {
   return Err::ok;
 }
 
-Err OpTable::reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std::size_t count,
-                       coll::Reduction* out) const {
+Err OpTable::other_reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size,
+                             std::size_t count, coll::Reduction* out) const {
   if (op >= kFirstUser) {
     std::size_t i = static_cast<std::size_t>(op - kFirstUser);
     if (i >= user_.size() || user_[i].fn == nullptr) return fail(Err::op, "op %d is not valid", op);
@@ -106,14 +106,6 @@ Err OpTable::reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std:
     return Err::ok;
   }
   if (op < MPI_MAX || op > MPI_MINLOC) return fail(Err::op, "op %d is not valid here", op);
-  if (type > 0 && type < FTMPI_NUM_PREDEFINED_TYPES) {
-    const coll::Reduction& known = predefined_[predefined_index(op, type)];
-    if (known.combine) {
-      *out = known;
-      out->count = count;
-      return Err::ok;
-    }
-  }
   Kind kind;
   if (!kind_of(type, &kind)) {
     return fail(Err::op, "datatype %d is not one predefined reductions apply to", type);

@@ -20,10 +20,26 @@ class OpTable {
   Err commutative(MPI_Op op, bool* out) const;
   // Builds the reduction of `count` elements of `type` under `op`; Err::op for pairs MPI does
   // not allow, Err::type for types no reduction takes.
+  // Inline for a predefined pair (a table read); everything else, errors included, out of line.
   Err reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std::size_t count,
-                coll::Reduction* out) const;
+                coll::Reduction* out) const {
+    if (op >= MPI_MAX && op <= MPI_MINLOC && type > 0 && type < FTMPI_NUM_PREDEFINED_TYPES) {
+      const coll::Reduction& known = predefined_[predefined_index(op, type)];
+      if (known.combine) {
+        out->elem_size = known.elem_size;
+        out->count = count;
+        out->commutative = true;
+        out->combine = known.combine;
+        return Err::ok;
+      }
+    }
+    return other_reduction(op, type, elem_size, count, out);
+  }
 
  private:
+  Err other_reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size, std::size_t count,
+                      coll::Reduction* out) const;
+
   struct UserOp {
     MPI_User_function* fn = nullptr;
     bool commutative = true;
