@@ -53,4 +53,15 @@ bool CoreBinder::cpu_set_for(std::uint32_t index, cpu_set_t& out) const {
     return hwloc_cpuset_to_glibc_sched_affinity(topo, obj->cpuset, &out, sizeof out) == 0;
 }
 
+std::string CoreBinder::cpu_list(std::uint32_t index) const {
+    if (topology_ == nullptr || ncores_ <= 0) return "";
+    hwloc_obj_t obj = hwloc_get_obj_by_type(topo_of(topology_), static_cast<hwloc_obj_type_t>(obj_type_),
+                                            index % static_cast<unsigned>(ncores_));
+    char* text = nullptr;
+    if (obj == nullptr || obj->cpuset == nullptr || hwloc_bitmap_list_asprintf(&text, obj->cpuset) < 0) return "";
+    std::string out = text;
+    std::free(text);
+    return out;
+}
+
 }  // namespace ftmpi::daemon

@@ -1,10 +1,11 @@
-// Core binding with hwloc: rank i runs on core (i mod number of cores). Oversubscription is
-// normal, so several ranks may share a core.
+// Core binding with hwloc: core index -> CPU set. Which core a process gets is bind_policy.h's
+// decision.
 #pragma once
 
 #include <sched.h>
 
 #include <cstdint>
+#include <string>
 
 namespace ftmpi::daemon {
 
@@ -24,6 +25,8 @@ public:
     // The set is computed in the daemon before fork, because hwloc is not async-signal-safe
     // and the child of a multithreaded process may only make such calls (sched_setaffinity).
     bool cpu_set_for(std::uint32_t index, cpu_set_t& out) const;
+    // The CPUs of core `index` as a list ("0", "2,6"), for --report-bindings.
+    std::string cpu_list(std::uint32_t index) const;
 
 private:
     void* topology_ = nullptr;  // hwloc_topology_t, kept opaque so hwloc stays out of headers

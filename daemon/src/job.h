@@ -22,6 +22,7 @@ struct RankProc {
     std::uint32_t rank = 0;        // process index (PMIx rank)
     std::uint32_t world_rank = 0;  // what users see: a REBUILD replacement shows the rank it took
     std::uint32_t local_rank = 0;  // index among the job's processes on this host
+    int core = -1;                 // the core it is bound to (job_binding.cpp); -1: unbound
     // Several hosts: a process of this job placed on another host. Never forked here; `exited`
     // and `failed` become true when mpirun relays its failure (procs_failed).
     bool remote = false;

@@ -84,6 +84,7 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
         RankProc& p = job->ranks[m.base + i];
         if (!p.remote && take_spare(*job, p, m.env)) {
             from_spare[i] = true;
+            bind_taken_spare(*job, p);
             watch_pipes(*job, p);
         }
     }
@@ -94,8 +95,10 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
         if (!job->ranks[m.base + i].remote && !from_spare[i])
             st = pmix_.prepare_client(job->pmix_nspace, m.base + i, getuid(), getgid(), pmix_envs[i], why);
     for (std::uint32_t i = 0; i < count && st == Status::ok; ++i)
-        if (!job->ranks[m.base + i].remote && !from_spare[i])
+        if (!job->ranks[m.base + i].remote && !from_spare[i]) {
             st = start_process(*job, job->ranks[m.base + i], pmix_envs[i], m.env, why);
+            if (st == Status::ok) report_binding(*job, job->ranks[m.base + i]);
+        }
     proto::SpawnStarted done;
     done.origin_host = m.origin_host;
     done.request = m.request;

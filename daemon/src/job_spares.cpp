@@ -88,7 +88,7 @@ Status JobSupervisor::start_spare(Job& job, std::uint32_t index, std::string& wh
     plan.env.push_back("FTMPI_SPARE_FD=" + std::to_string(kSpareFd));
     plan.cwd = job.spec.cwd;
     plan.unblock = blocked_signals_;
-    plan.bind = bind_cores_ && binder_.cpu_set_for(as.local_rank, plan.cpus);
+    plan.bind = false;  // it waits without using a CPU; bound when it takes a rank (bind_taken_spare)
     plan.wait_fd = assign[0];
     SpawnedRank spawned;
     const Status st = spawn_rank(plan, spawned, why);
@@ -119,6 +119,7 @@ bool JobSupervisor::assign_spare(Job& job, std::uint32_t index, std::uint32_t wo
     r.local_rank = index;
     if (!take_spare(job, r, env)) return false;
     job.ranks.push_back(r);
+    bind_taken_spare(job, job.ranks.back());
     watch_pipes(job, job.ranks.back());
     return true;
 }

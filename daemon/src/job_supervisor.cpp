@@ -214,6 +214,8 @@ void JobSupervisor::launch(std::uint64_t client, proto::LaunchJob spec) {
     }
     FTMPI_DLOG("startup", "ftmpid: job %s: %u ranks forked", job.id.c_str(), job.spec.nprocs);
     send_to_client(job, proto::encode(started));
+    for (const RankProc& r : job.ranks)
+        if (!r.remote) report_binding(job, r);
     // Hot spares (job_spares.cpp). Several hosts: mpirun names their indices (spare_indices).
     job.next_spare_index = job.spec.nprocs;
     job.spares_wanted = spares_requested(job.spec.env);
@@ -229,11 +231,13 @@ Status JobSupervisor::start_process(Job& job, RankProc& rank, const std::vector<
     plan.env.insert(plan.env.end(), extra_env.begin(), extra_env.end());
     plan.cwd = job.spec.cwd;
     plan.unblock = blocked_signals_;
-    plan.bind = bind_cores_ && binder_.cpu_set_for(rank.local_rank, plan.cpus);
+    const int core = core_for_new_process(job, 0);
+    plan.bind = core >= 0 && binder_.cpu_set_for(static_cast<std::uint32_t>(core), plan.cpus);
     plan.stdin_pipe = job.spec.forward_stdin && rank.rank == 0;
     SpawnedRank spawned;
     if (Status st = spawn_rank(plan, spawned, why); st != Status::ok) return st;
     rank.pid = spawned.pid;
+    rank.core = plan.bind ? core : -1;
     rank.out_fd = spawned.out_fd;
     rank.err_fd = spawned.err_fd;
     rank.in_fd = spawned.in_fd;
@@ -289,8 +293,11 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
         job->ranks.push_back(p);
         st = pmix_.prepare_client(job->pmix_nspace, p.rank, getuid(), getgid(), pmix_envs[i], why);
     }
-    for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i)
-        if (!from_spare[i]) st = start_process(*job, job->ranks[u.base + i], pmix_envs[i], extra, why);
+    for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i) {
+        if (from_spare[i]) continue;
+        st = start_process(*job, job->ranks[u.base + i], pmix_envs[i], extra, why);
+        if (st == Status::ok) report_binding(*job, job->ranks[u.base + i]);
+    }
     if (st != Status::ok) {
         FTMPID_WARN("job %s: cannot start replacement processes: %s", job->id.c_str(), why.c_str());
         // Those not started count as exited without having joined; the survivors see them fail.

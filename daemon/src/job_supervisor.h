@@ -109,6 +109,11 @@ private:
     // free process indices; assign_spare hands the spare on `index` the rank (false: none
     // there, start a process instead); spares_after_spawn moves the next index past a
     // rebuild's and schedules the top-up; reap_spare is true when `pid` was a spare.
+    // Binding (job_binding.cpp): the core for one more process of `job` (-1: none), the
+    // --report-bindings line and FTMPI_DEBUG line once it runs, and binding a running spare.
+    int core_for_new_process(const Job& job, std::uint32_t not_yet_listed) const;
+    void report_binding(Job& job, const RankProc& rank);
+    void bind_taken_spare(Job& job, RankProc& rank);  // rank: in job.ranks already
     void start_spares(Job& job);
     Status start_spare(Job& job, std::uint32_t index, std::string& why);
     bool assign_spare(Job& job, std::uint32_t index, std::uint32_t world_rank, const std::vector<std::string>& env);

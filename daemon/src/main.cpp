@@ -27,7 +27,7 @@ void usage(FILE* out) {
                  "  --ready-fd N   write \"ready\" to descriptor N once listening\n"
                  "  --watch-fd N   end the jobs and exit when descriptor N reaches end of file\n"
                  "  --log FILE     append log lines to FILE instead of stderr\n"
-                 "  --no-bind      do not bind ranks to cores (also FTMPI_BIND=none)\n"
+                 "  --no-bind      never bind processes to cores, whatever a job asks (a shared daemon: also FTMPI_BIND=none)\n"
                  "  --quiet        log errors only\n"
                  "  --verbose      debug log lines\n");
 }
@@ -44,8 +44,6 @@ int main(int argc, char** argv) {
     }
     ftmpi::daemon::DaemonOptions opts;
     opts.socket_path = ftmpi::proto::default_socket_path();
-    if (ftmpi::knobs::text(ftmpi::knobs::Id::bind) == "none")
-        opts.bind_cores = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto value = [&](const char* name) -> const char* {
@@ -110,6 +108,11 @@ int main(int argc, char** argv) {
         }
     }
     if (ftmpi::knobs::flag(ftmpi::knobs::Id::test_daemon_stall)) opts.test_stall = true;
+    // Each job says how it is bound (FTMPI_BIND in its environment, from mpirun --bind-to).
+    // FTMPI_BIND=none for a shared daemon is the administrator's "never bind"; a private or
+    // remote daemon inherits its mpirun's environment, whose flag must win, so it ignores it.
+    if (!opts.private_mode && !opts.remote && ftmpi::knobs::text(ftmpi::knobs::Id::bind) == "none")
+        opts.bind_cores = false;
     if (opts.remote != !opts.connect.empty()) {
         std::fprintf(stderr, "ftmpid: --remote and --connect ADDR:PORT go together\n");
         usage(stderr);

@@ -63,6 +63,15 @@ bool stdin_worth_forwarding() {
     return true;
 }
 
+// NAME=value replaces every NAME=... the environment had.
+void set_job_variable(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+    const std::string prefix = name + "=";
+    env.erase(std::remove_if(env.begin(), env.end(),
+                             [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; }),
+              env.end());
+    env.push_back(prefix + value);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,12 +114,15 @@ int main(int argc, char** argv) {
         if (st != mpirun::HostStatus::ok) return fail(why, st == mpirun::HostStatus::bad_syntax ? kUsageExit : 1);
     }
 
+    // Core binding: the daemons read the job's FTMPI_BIND (daemon/src/bind_policy.h).
+    std::string bind;
+    if (mpirun::resolve_binding(opts, bind, why) != mpirun::ParseStatus::ok) return fail(why, kUsageExit);
+
     launch.argv = opts.program;
     launch.env = job_environment(opts);
-    launch.env.erase(std::remove_if(launch.env.begin(), launch.env.end(),
-                                    [](const std::string& e) { return e.compare(0, 13, "FTMPI_SPARES=") == 0; }),
-                     launch.env.end());
-    launch.env.push_back("FTMPI_SPARES=" + std::to_string(spares));
+    set_job_variable(launch.env, "FTMPI_SPARES", std::to_string(spares));
+    set_job_variable(launch.env, "FTMPI_BIND", bind);
+    if (opts.report_bindings) set_job_variable(launch.env, "FTMPI_REPORT_BINDINGS", "1");
     launch.tag_output = opts.tag_output;
     launch.forward_stdin = stdin_worth_forwarding();
     char cwd[4096];

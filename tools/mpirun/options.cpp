@@ -162,6 +162,12 @@ void declare_options(CLI::App& app, Options& out, bool& period_given, bool& time
         if (!k) bad_value("invalid --spares '" + v + "' (" + knobs::valid_values(knobs::knob(knobs::Id::spares)) + ")");
         out.spares = static_cast<std::uint32_t>(k->integer);
     });
+    add_value_option(app, "--bind-to", [&](const std::string& v) {
+        if (!knobs::parse(knobs::knob(knobs::Id::bind), v))
+            bad_value("invalid --bind-to '" + v + "' (" + knobs::valid_values(knobs::knob(knobs::Id::bind)) + ")");
+        out.bind_to = v;
+    });
+    app.add_flag("--report-bindings", out.report_bindings)->disable_flag_override();
     add_value_option(app, "--heartbeat-period", [&](const std::string& v) {
         if (!parse_ms(v, out.heartbeat.period))
             bad_value("invalid --heartbeat-period '" + v + "' (milliseconds, > 0)");
@@ -262,6 +268,22 @@ ParseStatus resolve_spares(const Options& opts, std::uint32_t& spares, std::stri
     return ParseStatus::ok;
 }
 
+ParseStatus resolve_binding(const Options& opts, std::string& bind, std::string& why) {
+    const knobs::Knob& k = knobs::knob(knobs::Id::bind);
+    std::optional<std::string> given = opts.bind_to;
+    if (!given) given = knobs::raw(knobs::Id::bind);
+    bind = k.default_value;
+    if (!given) return ParseStatus::ok;
+    const auto v = knobs::parse(k, *given);
+    if (!v) {
+        why = "invalid " + std::string(opts.bind_to ? "--bind-to" : "FTMPI_BIND") + " '" + *given + "' (" +
+              knobs::valid_values(k) + ")";
+        return ParseStatus::usage_error;
+    }
+    bind = v->text;
+    return ParseStatus::ok;
+}
+
 void print_usage(const char* prog) {
     std::printf(
         "usage: %s [options] [--] program [args...]\n"
@@ -284,6 +306,9 @@ void print_usage(const char* prog) {
         "  --msg-mode MODE         nop|reset|cont (env FTMPI_MSG_MODE)\n"
         "  --tag-output            prefix every output line with [rank]\n"
         "  --timeout S             kill the job after S seconds (exit code 124)\n"
+        "  --bind-to auto|core|none  bind each process to a core (auto: when a host's processes\n"
+        "                          fit on its cores, else none; core: always; env FTMPI_BIND)\n"
+        "  --report-bindings       print where each process is bound (stderr)\n"
         "  --spares K              K hot spares wait in MPI_Init and take failed ranks at a\n"
         "                          REBUILD repair (0 to 1024; env FTMPI_SPARES; spread over the hosts)\n"
         "  --heartbeat-period MS   several hosts: heartbeat interval between mpirun and the\n"

@@ -33,6 +33,10 @@ struct Options {
     // --heartbeat-period/--heartbeat-timeout, else FTMPI_HEARTBEAT_*_MS, else the defaults;
     // checked by heartbeat_config_valid (a bad pair is a usage error).
     proto::HeartbeatConfig heartbeat;
+    // --bind-to auto|core|none, else FTMPI_BIND (resolve_binding); the daemon applies it
+    // (daemon/src/bind_policy.h). --report-bindings: each process's binding on stderr.
+    std::optional<std::string> bind_to;
+    bool report_bindings = false;
     bool help = false;
     bool version = false;
     std::vector<std::string> program;  // program and its arguments
@@ -48,6 +52,10 @@ ParseStatus resolve_modes(const Options& opts, proto::CommMode& comm, proto::Msg
 
 // --spares beats FTMPI_SPARES, which beats 0; an invalid value is a usage error.
 ParseStatus resolve_spares(const Options& opts, std::uint32_t& spares, std::string& why);
+
+// --bind-to beats FTMPI_BIND, which beats auto; an invalid value is a usage error. Sets `bind`
+// to the lower-case policy name the job's environment carries.
+ParseStatus resolve_binding(const Options& opts, std::string& bind, std::string& why);
 
 void print_usage(const char* prog);
 

@@ -128,8 +128,13 @@
   FTMPI_KNOB(iface, "FTMPI_IFACE", text, "", 0, 0, "", "mpirun",                                \
              "interface name or IPv4 CIDR whose address remote daemons connect back to "        \
              "(default: the route to the first remote host; mpirun --iface wins)")              \
-  FTMPI_KNOB(bind, "FTMPI_BIND", choice, "cores", 0, 0, "cores|none", "daemon",                 \
-             "none: ftmpid does not bind ranks to cores (= ftmpid --no-bind)")                  \
+  FTMPI_KNOB(bind, "FTMPI_BIND", choice, "auto", 0, 0, "auto|core|none", "mpirun",             \
+             "auto: each process on a core of its own while a host's processes of the job fit " \
+             "on its cores, unbound when oversubscribed; core: always (least loaded core); "    \
+             "none: never (mpirun --bind-to wins; a shared ftmpid with none never binds)")      \
+  FTMPI_KNOB(report_bindings, "FTMPI_REPORT_BINDINGS", flag, "0", 0, 0, "", "mpirun",          \
+             "1: one line per process on stderr saying where it is bound (mpirun "             \
+             "--report-bindings)")                                                              \
   /* ---- set by ftmpid in each rank ---- */                                                    \
   FTMPI_KNOB(jobid, "FTMPI_JOBID", text, "", 0, 0, "", "internal",                              \
              "the job's id (its PMIx namespace)")                                               \

@@ -180,6 +180,56 @@ daemon_killed)  # the private daemon dies: mpirun reports it and exits non-zero;
     expect_err 'lost connection to the daemon'
     sleep 0.3
     expect_none_left 2 ;;
+binding)  # --bind-to/FTMPI_BIND: where the daemon binds each process, read back from the kernel
+    # Each process prints "RANK CPUS" from its own /proc/self/status (Cpus_allowed_list).
+    cat > "$T/show.sh" <<'EOF'
+exec awk -v r="$FTMPI_RANK" '/^Cpus_allowed_list/ { print r, $2 }' /proc/self/status
+EOF
+    show=$T/show.sh
+    all=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)  # unbound = what we may use
+    ncpu=$(nproc)
+    lists() { awk 'NF == 2 { print $2 }' "$T/out" | sort; }
+    expect_unbound() {  # N processes, each with every CPU
+        [ "$(lists | grep -c -x -F -- "$all")" -eq "$1" ] || fail "$2: not all $1 processes unbound ($all): $(lists | tr '\n' ' ')"
+    }
+    expect_one_cpu_each() {  # N processes, one CPU each, each CPU used N/ncpu times
+        local n=$1 per=$(( ($1 + ncpu - 1) / ncpu ))
+        [ "$(lists | grep -c -x -E '[0-9]+')" -eq "$n" ] || fail "$2: not one CPU each: $(lists | tr '\n' ' ')"
+        [ "$(lists | uniq -c | awk -v p="$per" '$1 > p' | wc -l)" -eq 0 ] ||
+            fail "$2: a CPU holds more than $per processes: $(lists | tr '\n' ' ')"
+    }
+    run_mpirun -n "$ncpu" sh "$show"
+    expect_rc 0
+    expect_one_cpu_each "$ncpu" "default, $ncpu processes on $ncpu CPUs"
+    run_mpirun -n "$ncpu" --bind-to none sh "$show"
+    expect_rc 0
+    expect_unbound "$ncpu" "--bind-to none"
+    # Oversubscribed: nothing bound by default (Open MPI's rule too); --bind-to core spreads them.
+    over=$((2 * ncpu + 1))
+    run_mpirun -n "$over" --report-bindings sh "$show"
+    expect_rc 0
+    expect_unbound "$over" "default, $over processes on $ncpu CPUs"
+    [ "$(grep -c "not bound (--bind-to auto: $over processes on" "$T/err")" -eq "$over" ] || fail "--report-bindings lines (oversubscribed)"
+    run_mpirun -n "$over" --bind-to core sh "$show"
+    expect_rc 0
+    expect_one_cpu_each "$over" "--bind-to core, oversubscribed"
+    # The environment variable, and the flag beating it.
+    FTMPI_BIND=none run_mpirun -n "$ncpu" sh "$show"
+    expect_rc 0
+    expect_unbound "$ncpu" "FTMPI_BIND=none"
+    FTMPI_BIND=none run_mpirun -n "$ncpu" --bind-to auto --report-bindings sh "$show"
+    expect_rc 0
+    expect_one_cpu_each "$ncpu" "--bind-to auto over FTMPI_BIND=none"
+    [ "$(grep -c -E '^ftmpi: rank [0-9]+ \(pid [0-9]+\) on .*: bound to core [0-9]+ \(cpus [0-9]+\)$' "$T/err")" -eq "$ncpu" ] ||
+        fail "--report-bindings lines (bound)"
+    # Bad values: exit 2, the reason and the usage line.
+    run_mpirun --bind-to socket -n 1 /bin/true
+    expect_rc 2
+    expect_err "invalid --bind-to 'socket' \(auto\|core\|none\)"
+    expect_err '^usage: mpirun'
+    FTMPI_BIND=cores run_mpirun -n 1 /bin/true
+    expect_rc 2
+    expect_err "invalid FTMPI_BIND 'cores'" ;;
 cli)  # options, usage errors, mpiexec
     run_mpirun --version
     expect_rc 0

@@ -3,6 +3,7 @@
 // hangs or is accepted without a program (issue 16 item 8: one option parser for the tools).
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -86,6 +87,31 @@ TEST_CASE("modes, flags and timeouts", "[mpirun][options]") {
     REQUIRE(ok({"--version"}).version);
 }
 
+TEST_CASE("--bind-to and --report-bindings; the flag beats FTMPI_BIND", "[mpirun][options]") {
+    unsetenv("FTMPI_BIND");
+    std::string bind, why;
+    Options o = ok({"p"});
+    REQUIRE_FALSE(o.report_bindings);
+    REQUIRE(resolve_binding(o, bind, why) == ParseStatus::ok);
+    REQUIRE(bind == "auto");  // the default: bound when the ranks fit on the cores
+    o = ok({"--bind-to", "NONE", "--report-bindings", "p"});
+    REQUIRE(o.report_bindings);
+    REQUIRE(resolve_binding(o, bind, why) == ParseStatus::ok);
+    REQUIRE(bind == "none");
+    REQUIRE(refused({"--bind-to", "socket", "p"}) == "invalid --bind-to 'socket' (auto|core|none)");
+    refused({"--bind-to", "", "p"});
+    refused({"--report-bindings=1", "p"});
+    setenv("FTMPI_BIND", "core", 1);
+    REQUIRE(resolve_binding(ok({"p"}), bind, why) == ParseStatus::ok);
+    REQUIRE(bind == "core");
+    REQUIRE(resolve_binding(ok({"--bind-to=auto", "p"}), bind, why) == ParseStatus::ok);
+    REQUIRE(bind == "auto");
+    setenv("FTMPI_BIND", "cores", 1);  // not a value: a usage error naming the variable
+    REQUIRE(resolve_binding(ok({"p"}), bind, why) == ParseStatus::usage_error);
+    REQUIRE(why == "invalid FTMPI_BIND 'cores' (auto|core|none)");
+    unsetenv("FTMPI_BIND");
+}
+
 TEST_CASE("the program's own options belong to the program", "[mpirun][options]") {
     REQUIRE(ok({"-n", "2", "prog", "-n", "5", "--host", "x", "--bogus"}).program ==
             std::vector<std::string>{"prog", "-n", "5", "--host", "x", "--bogus"});
@@ -125,9 +151,10 @@ TEST_CASE("random argv never crashes and never passes without a program", "[mpir
     const std::vector<std::string> names = {"n", "np", "c", "host", "H", "hostfile", "machinefile", "map-by",
                                             "launcher", "bootstrap", "launcher-exec", "iface", "display-map",
                                             "x", "comm-mode", "with-ft", "msg-mode", "tag-output", "timeout", "spares",
+                                            "bind-to", "report-bindings",
                                             "heartbeat-period", "heartbeat-timeout", "help", "version", "bogus", ""};
     const std::vector<std::string> values = {"4", "0", "-1", "65536", "slot", "node", "ssh", "ulfm", "shrink",
-                                             "cont", "a:2,b", ",", "", "=", "--", "-", "A=b", "1e308", "nan",
+                                             "cont", "core", "none", "a:2,b", ",", "", "=", "--", "-", "A=b", "1e308", "nan",
                                              "99999999999999999999", std::string(5000, 'x'), "prog"};
     std::mt19937 rng(20261126);
     auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
