@@ -130,6 +130,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (!request_done(r)) lib().engine.progress();
   if (!request_done(r)) {
     *flag = 0;
+    lib().engine.poll_missed();
     return MPI_SUCCESS;
   }
   *flag = 1;
@@ -195,6 +196,7 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
   if (i < 0) {
     *flag = 0;
     *index = MPI_UNDEFINED;
+    lib().engine.poll_missed();
     return MPI_SUCCESS;
   }
   Request* r = lib().engine.requests().find(requests[i]);
@@ -231,7 +233,9 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
     return MPI_SUCCESS;
   }
   lib().engine.progress();
-  return retire_some(incount, requests, outcount, indices, statuses);
+  const int rc = retire_some(incount, requests, outcount, indices, statuses);
+  if (rc == MPI_SUCCESS && *outcount == 0) lib().engine.poll_missed();
+  return rc;
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
@@ -243,6 +247,7 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
   for (int i = 0; i < count; ++i) {
     if (requests[i] != MPI_REQUEST_NULL && !request_done(pool.find(requests[i]))) {
       *flag = 0;
+      lib().engine.poll_missed();
       return MPI_SUCCESS;
     }
   }

@@ -317,9 +317,11 @@ int MPI_Type_size(MPI_Datatype type, int* size) {
 
 }  // extern "C"
 
-extern "C" {
+namespace {
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+// One look for a matching message (MPI_Iprobe without the poll-loop back-off, for MPI_Probe,
+// whose wait has its own).
+int iprobe_once(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   Checked c;
   int dummy = 0;
   Err e = check_recv(&dummy, 0, MPI_BYTE, source, tag, comm, &c);
@@ -342,6 +344,16 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
+extern "C" {
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  const int rc = iprobe_once(source, tag, comm, flag, status);
+  if (rc == MPI_SUCCESS && *flag == 0) lib().engine.poll_missed();
+  return rc;
+}
+
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   int flag = 0;
   Engine& eng = lib().engine;
@@ -349,7 +361,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   // Each Iprobe also drives progress and re-checks the communicator's failure state, so a
   // probe for a message from a process that died returns an error instead of waiting.
   eng.wait_until([&] {
-    rc = MPI_Iprobe(source, tag, comm, &flag, status);
+    rc = iprobe_once(source, tag, comm, &flag, status);
     return rc != MPI_SUCCESS || flag != 0;
   });
   return rc;

@@ -84,7 +84,10 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   if (!request_done(r)) lib().engine.progress();
   Request* op = operation_of(r);
   *flag = op == nullptr || op->complete ? 1 : 0;
-  if (*flag == 0) return MPI_SUCCESS;
+  if (*flag == 0) {
+    lib().engine.poll_missed();
+    return MPI_SUCCESS;
+  }
   if (op == nullptr) {  // an inactive persistent request
     fill_empty_status(status);
     return MPI_SUCCESS;

@@ -138,6 +138,15 @@ class Engine {
   }
   // Counts what can unblock a waiting collective: completions, purges, failure reports.
   std::uint64_t events() const { return events_; }
+  // A test or probe the application polls (MPI_Test*, MPI_Iprobe, MPI_Request_get_status)
+  // found nothing: other threads waiting for the library lock get it first, and an
+  // oversubscribed process yields the core (WaitPolicy::missed_poll). Call it last, holding
+  // no pointers.
+  void poll_missed() {
+    if (Fiber::running()) return;  // a collective's body: its resumer holds the lock throughout
+    if (LibraryLock::held_here()) LibraryLock::let_waiters_in();
+    wait_policy_.missed_poll();
+  }
 
   // Waits until every send this process posted has completed (MPI_Finalize).
   void drain_sends();

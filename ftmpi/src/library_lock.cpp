@@ -27,11 +27,10 @@ void LibraryLock::leave() {
   if (--depth_ == 0) mutex_.unlock();
 }
 
-void LibraryLock::idle_released(WaitPolicy& policy) {
-  mutex_.unlock();
-  // A mutex is not fair: a waiter that spins (the first polls of a wait do not sleep) would
-  // take the lock back before the thread it just woke runs. So when someone is queued, wait
-  // until somebody else has had the lock before taking it again.
+// A mutex is not fair: a thread that unlocks and locks again at once (the first polls of a wait
+// do not sleep; an application loops on MPI_Iprobe) takes it back before the thread it just
+// woke runs. So when someone is queued, wait until somebody else has had the lock.
+void LibraryLock::wait_for_handover() {
   if (waiting_.load(std::memory_order_relaxed) > 0) {
     const std::uint64_t seen = handovers_.load(std::memory_order_relaxed);
     while (waiting_.load(std::memory_order_relaxed) > 0 &&
@@ -39,7 +38,19 @@ void LibraryLock::idle_released(WaitPolicy& policy) {
       sched_yield();
     }
   }
+}
+
+void LibraryLock::idle_released(WaitPolicy& policy) {
+  mutex_.unlock();
+  wait_for_handover();
   policy.idle();
+  acquire();
+}
+
+void LibraryLock::let_waiters_in() {
+  if (waiting_.load(std::memory_order_relaxed) == 0) return;
+  mutex_.unlock();
+  wait_for_handover();
   acquire();
 }
 

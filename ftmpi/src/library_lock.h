@@ -52,11 +52,16 @@ class LibraryLock {
   // A blocked call found nothing to do: let the other threads in, back off as `policy` says,
   // and take the lock again. Only for a thread that holds it (held_here()).
   static void idle_released(WaitPolicy& policy);
+  // A test or probe found nothing: when other threads are queued for the lock, let one of
+  // them have it before this thread goes on (a thread polling MPI_Iprobe in a loop would
+  // otherwise take the unfair mutex back at once, again and again). Only for held_here().
+  static void let_waiters_in();
 
  private:
   static void enter();
   static void leave();
   static void acquire();
+  static void wait_for_handover();
 
   static std::atomic<bool> on_;
   static std::mutex mutex_;

@@ -16,9 +16,14 @@ class WaitPolicy {
   void reset() { idle_ = 0; }
   // Called after a poll that found nothing.
   void idle();
+  // Called when a test or probe the application polls in its own loop (MPI_Test, MPI_Iprobe,
+  // ...) found nothing: when ranks outnumber cores it yields the core, never sleeps (the
+  // caller decides when to ask again); with a core per rank it returns at once.
+  void missed_poll() const;
 
  private:
   std::uint64_t idle_ = 0;
+  bool yield_on_miss_ = false;  // oversubscribed
   std::uint64_t spin_polls_ = 20000;
   std::uint64_t yield_polls_ = 2000;
   unsigned max_sleep_us_ = 500;

@@ -48,7 +48,7 @@ p2p)
 coll)
     run coll_basic.np6 0 "coll_basic: OK" -n 6 "$TBIN/coll_basic"
     run coll_basic.np5 0 "coll_basic: OK" -n 5 "$TBIN/coll_basic"
-    run split_type.np6 0 "split_type: OK" -n 6 "$TBIN/split_type"
+    run split_type.np6 0 "split_type: OK \(3 hosts\)" -n 6 "$TBIN/split_type"
     run comm_create.np5 0 "comm_create: OK" -n 5 "$TBIN/comm_create"
     run mpi2_reduce.np5 0 "mpi2_reduce: OK" -n 5 "$TBIN/mpi2_reduce"
     ;;

@@ -86,10 +86,18 @@ int main(int argc, char **argv) {
   CHECK(cls(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, NULL)) == MPI_ERR_ARG,
         "NULL newcomm");
   MPI_Info_free(&info);
-  free(names);
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0 && all == 0) printf("split_type: OK\n");
+  /* How many hosts the job spans, so a multi-host run can check it was not one host after all. */
+  int hosts = 0;
+  for (int r = 0; r < size; r++) {
+    int first = 1;
+    for (int q = 0; q < r && first; q++)
+      first = strcmp(names + q * MPI_MAX_PROCESSOR_NAME, names + r * MPI_MAX_PROCESSOR_NAME) != 0;
+    hosts += first;
+  }
+  if (rank == 0 && all == 0) printf("split_type: OK (%d hosts)\n", hosts);
+  free(names);
   MPI_Finalize();
   return all != 0;
 }
