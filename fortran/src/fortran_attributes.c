@@ -104,7 +104,12 @@ static int create_keyval(int mpi1, void *copy, void *del, MPI_Fint *keyval, MPI_
   return MPI_Comm_create_keyval(c_copy, c_del, keyval, extra);
 }
 
-static int predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= FTMPI_COLL_MODE; }
+/* The keys the library defines (mpi.h: 1..5 and 11..12, ftmpi.h: 6..10); their C values are
+ * pointers to int. MPI_APPNUM is the last of them (MPICH's f77/attr/baseattrf read the
+ * pointers of MPI_LASTUSEDCODE and MPI_APPNUM as values when this stopped at FTMPI_COLL_MODE). */
+static int predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM; }
+_Static_assert(MPI_APPNUM > FTMPI_COLL_MODE && MPI_LASTUSEDCODE > FTMPI_COLL_MODE,
+               "predefined() must cover every predefined attribute key");
 
 /* The attribute as a Fortran value. */
 static int get_attr(MPI_Fint comm, MPI_Fint keyval, MPI_Aint *value, MPI_Fint *flag) {

@@ -92,6 +92,11 @@ program errors
   if (.not. flag .or. val < 32767) call fail('MPI_TAG_UB')
   call MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, buf(1), flag, ierr)
   if (.not. flag .or. buf(1) /= val) call fail('MPI_Attr_get of MPI_TAG_UB')
+  ! The MPI-2 predefined keys are values too, not the C pointers to them.
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, val, flag, ierr)
+  if (.not. flag .or. val < MPI_ERR_LASTCODE .or. val > 100000) call fail('MPI_LASTUSEDCODE')
+  call MPI_Attr_get(MPI_COMM_WORLD, MPI_APPNUM, buf(1), flag, ierr)
+  if (.not. flag .or. buf(1) /= 0) call fail('MPI_APPNUM')
   call MPI_Comm_create_keyval(add_one_copy, MPI_COMM_NULL_DELETE_FN, keyval, 100_MPI_ADDRESS_KIND, ierr)
   call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, 5_MPI_ADDRESS_KIND, ierr)
   call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
