@@ -178,7 +178,8 @@ def wrapper(name, params):
         args.append(a)
         if p.kind == "string_in":
             hidden.append(f"size_t {p.name}_len")
-            pre.append(f"  char *{p.name}_c = ftmpi_f_string_in({p.name}, {p.name}_len);\n"
+            conv = "ftmpi_f_info_string_in" if name.startswith("MPI_Info_") else "ftmpi_f_string_in"
+            pre.append(f"  char *{p.name}_c = {conv}({p.name}, {p.name}_len);\n"
                        f"  if ({p.name}_c == NULL) {{ *ierr = MPI_ERR_NO_MEM; return; }}")
             post.append(f"  free({p.name}_c);")
         elif p.kind == "string_out":

@@ -35,6 +35,16 @@ char *ftmpi_f_string_in(const char *f, size_t len) {
   return c;
 }
 
+/* Info keys and values lose their leading blanks too (MPI-3.1 9: "In Fortran, leading and
+ * trailing spaces are stripped from both"; MPICH f77/info/infotest2f sets " See Below"). */
+char *ftmpi_f_info_string_in(const char *f, size_t len) {
+  while (len > 0 && *f == ' ') {
+    f++;
+    len--;
+  }
+  return ftmpi_f_string_in(f, len);
+}
+
 void ftmpi_f_string_out(const char *c, char *f, size_t len) {
   size_t n = strnlen(c, len);
   memcpy(f, c, n);
@@ -60,7 +70,7 @@ double mpi_wtick_(void) { return MPI_Wtick(); }
 
 void mpi_info_get_(const MPI_Fint *info, const char *key, const MPI_Fint *valuelen, char *value,
                    MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len) {
-  char *key_c = ftmpi_f_string_in(key, key_len);
+  char *key_c = ftmpi_f_info_string_in(key, key_len);
   /* At most VALUELEN characters, and no more than the Fortran variable holds. */
   int n = *valuelen;
   if (n > 0 && (size_t)n > value_len) n = (int)value_len;

@@ -54,6 +54,8 @@ static inline MPI_Status *ftmpi_f_statuses(MPI_Fint *statuses) {
 /* A NUL-terminated copy of a Fortran string without its trailing blanks (free() it);
  * NULL when out of memory. */
 char *ftmpi_f_string_in(const char *f, size_t len);
+/* The same for MPI_Info_* keys and values: leading blanks go as well. */
+char *ftmpi_f_info_string_in(const char *f, size_t len);
 /* Copies a C string into a Fortran one, truncated or blank padded to len. */
 void ftmpi_f_string_out(const char *c, char *f, size_t len);
 

@@ -158,6 +158,7 @@ std::unique_ptr<Datatype> build_resized(const Datatype& old, MPI_Aint lb, MPI_Ai
 std::unique_ptr<Datatype> build_dup(const Datatype& old) {
   auto t = std::make_unique<Datatype>(old);
   t->name = name_of(MPI_COMBINER_DUP);
+  t->user_name.clear();  // a name is not copied (MPICH f77/datatype/typesnamef dups a named type)
   t->combiner = MPI_COMBINER_DUP;
   set_envelope(t.get(), 0, 0, 1);
   t->predefined = false;

@@ -83,9 +83,22 @@ program errors
   call MPI_Info_delete(info2, 'colour', ierr)
   call MPI_Error_class(ierr, cls, ierr)
   if (cls /= MPI_ERR_INFO_NOKEY) call fail('Info_delete of a missing key')
+  ! Leading and trailing blanks of keys and values are not part of them (MPI-3.1 9).
+  call MPI_Info_set(info, '  lead', '  v w  ', ierr)
+  call MPI_Info_get(info, 'lead', 40, value, flag, ierr)
+  if (.not. flag .or. value /= 'v w') call fail('Info key/value with leading blanks')
   call MPI_Info_free(info, ierr)
   call MPI_Info_free(info2, ierr)
   if (info /= MPI_INFO_NULL) call fail('Info_free')
+  ! A duplicate's name is not copied.
+  call MPI_Type_contiguous(2, MPI_INTEGER, dup, ierr)
+  call MPI_Type_set_name(dup, 'named pair', ierr)
+  call MPI_Type_dup(dup, keyval, ierr)
+  name = 'XXXX'
+  call MPI_Type_get_name(keyval, name, len, ierr)
+  if (len /= 0 .or. name /= ' ') call fail('MPI_Type_dup copied the name')
+  call MPI_Type_free(keyval, ierr)
+  call MPI_Type_free(dup, ierr)
 
   ! Attributes: a predefined one, and a user keyval whose Fortran copy callback runs on dup.
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, val, flag, ierr)
