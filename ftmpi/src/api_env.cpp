@@ -121,6 +121,7 @@ int MPI_Finalize(void) {
   confirm_all_settled();
   FTMPI_DLOG("startup", "MPI_Finalize: draining sends");
   l.engine.drain_sends();
+  l.nbc.stop_progress();  // its thread waits on the transport: gone before it closes
   l.engine.shutdown();
   monitor().finalize();
   FTMPI_DLOG("startup", "MPI_Finalize: PMIx client finalize");

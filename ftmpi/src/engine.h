@@ -113,6 +113,7 @@ class Engine {
       }
       return;
     }
+    LibraryLock::Waiting waiting;  // the progress agent keeps out meanwhile
     WaitPolicy policy = wait_policy_;  // this wait's own back-off: several threads may wait
     policy.reset();
     while (!done()) {
@@ -147,6 +148,13 @@ class Engine {
     if (LibraryLock::held_here()) LibraryLock::let_waiters_in();
     wait_policy_.missed_poll();
   }
+
+  // Waiting for a message without polling (the progress agent, progress_agent.h): see
+  // transport::Endpoint::arm_wakeup. wait_for_wakeup and wake may be called without the
+  // library lock, by any thread, until shutdown().
+  void arm_wakeup() { endpoint_->arm_wakeup(); }
+  void wait_for_wakeup(int timeout_ms) { endpoint_->wait_for_wakeup(timeout_ms); }
+  void wake() { endpoint_->wake(); }
 
   // Waits until every send this process posted has completed (MPI_Finalize).
   void drain_sends();

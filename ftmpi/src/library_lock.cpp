@@ -1,6 +1,10 @@
 #include "library_lock.h"
 
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "wait_policy.h"
 
@@ -11,6 +15,9 @@ std::mutex LibraryLock::mutex_;
 std::atomic<int> LibraryLock::waiting_{0};
 std::atomic<std::uint64_t> LibraryLock::handovers_{0};
 thread_local int LibraryLock::depth_ = 0;
+thread_local bool LibraryLock::adopted_ = false;
+std::atomic<int> LibraryLock::waiters_{0};
+std::atomic<std::uint32_t> LibraryLock::parked_{0};
 
 void LibraryLock::acquire() {
   waiting_.fetch_add(1, std::memory_order_relaxed);
@@ -27,22 +34,12 @@ void LibraryLock::leave() {
   if (--depth_ == 0) mutex_.unlock();
 }
 
-// A mutex is not fair: a thread that unlocks and locks again at once (the first polls of a wait
-// do not sleep; an application loops on MPI_Iprobe) takes it back before the thread it just
-// woke runs. So when someone is queued, wait until somebody else has had the lock.
-void LibraryLock::wait_for_handover() {
-  if (waiting_.load(std::memory_order_relaxed) > 0) {
-    const std::uint64_t seen = handovers_.load(std::memory_order_relaxed);
-    while (waiting_.load(std::memory_order_relaxed) > 0 &&
-           handovers_.load(std::memory_order_relaxed) == seen) {
-      sched_yield();
-    }
-  }
-}
-
 void LibraryLock::idle_released(WaitPolicy& policy) {
   mutex_.unlock();
-  wait_for_handover();
+  // A mutex is not fair: a waiter that spins (the first polls of a wait do not sleep) would
+  // take the lock back before the thread it just woke runs. So when someone is queued, wait
+  // until somebody else has had the lock before taking it again.
+  yield_to_waiters();
   policy.idle();
   acquire();
 }
@@ -50,8 +47,68 @@ void LibraryLock::idle_released(WaitPolicy& policy) {
 void LibraryLock::let_waiters_in() {
   if (waiting_.load(std::memory_order_relaxed) == 0) return;
   mutex_.unlock();
-  wait_for_handover();
+  yield_to_waiters();
   acquire();
+}
+
+void LibraryLock::adopt() {
+  if (enabled()) return;
+  // Nobody else can be inside the library now (below MULTIPLE calls never overlap, and the
+  // agent thread is started only after this), so turning the flag on cannot race an entry.
+  on_.store(true, std::memory_order_relaxed);
+  enter();
+  adopted_ = true;
+}
+
+void LibraryLock::leave_adopted() {
+  // The outermost call of the adopting thread ends: it held the lock since adopt() (depth 1;
+  // calls nested after adopt() took and left it themselves).
+  if (!adopted_ || depth_ != 1) return;
+  adopted_ = false;
+  leave();
+}
+
+LibraryLock::Released::Released() {
+  if (!held_here()) return;
+  depth_ = LibraryLock::depth_;
+  LibraryLock::depth_ = 0;
+  mutex_.unlock();
+}
+
+LibraryLock::Released::~Released() {
+  if (depth_ == 0) return;
+  acquire();
+  LibraryLock::depth_ = depth_;
+}
+
+void LibraryLock::yield_to_waiters() {
+  if (waiting_.load(std::memory_order_relaxed) == 0) return;
+  const std::uint64_t seen = handovers_.load(std::memory_order_relaxed);
+  while (waiting_.load(std::memory_order_relaxed) > 0 &&
+         handovers_.load(std::memory_order_relaxed) == seen) {
+    sched_yield();
+  }
+}
+
+void LibraryLock::park(int timeout_ms) {
+  parked_.store(1, std::memory_order_seq_cst);
+  // Checked after announcing: a waiter leaving before this is seen here, one leaving after
+  // it finds parked_ set and wakes us.
+  if (waiters_.load(std::memory_order_seq_cst) == 0) {
+    parked_.store(0, std::memory_order_relaxed);
+    return;
+  }
+  timespec ts{timeout_ms / 1000, static_cast<long>(timeout_ms % 1000) * 1000000L};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&parked_), FUTEX_WAIT_PRIVATE, 1u, &ts,
+          nullptr, 0);
+  parked_.store(0, std::memory_order_relaxed);
+}
+
+void LibraryLock::unpark() {
+  if (parked_.load(std::memory_order_seq_cst) == 0) return;
+  if (parked_.exchange(0, std::memory_order_acq_rel) == 0) return;
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&parked_), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
 }
 
 }  // namespace ftmpi

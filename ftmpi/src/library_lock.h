@@ -10,6 +10,11 @@
 // entry costs one relaxed load and a branch (single-thread path measured in README "Threads").
 // The depth count is per thread, so an MPI call made from inside the library (a user's
 // attribute callback, error handler or reduction, the Fortran layer) does not lock twice.
+//
+// Below MPI_THREAD_MULTIPLE the lock is switched on later, by the first nonblocking collective
+// when the asynchronous progress thread is wanted (progress_agent.h): the calling thread
+// adopts it (adopt(): it takes the lock inside a call whose Entry did not), and that Entry
+// gives it back when the call returns. From then on every call takes it, as under MULTIPLE.
 #pragma once
 
 #include <atomic>
@@ -40,7 +45,11 @@ class LibraryLock {
       if (taken_) enter();
     }
     ~Entry() {
-      if (taken_) leave();
+      if (taken_) {
+        leave();
+      } else if (__builtin_expect(enabled(), 0)) {
+        leave_adopted();  // switched on inside this call (adopt)
+      }
     }
     Entry(const Entry&) = delete;
     Entry& operator=(const Entry&) = delete;
@@ -57,17 +66,68 @@ class LibraryLock {
   // otherwise take the unfair mutex back at once, again and again). Only for held_here().
   static void let_waiters_in();
 
+  // Switches the lock on from inside a call (the application's only thread in the library:
+  // below MULTIPLE) and takes it for the rest of that call. No-op when already on.
+  static void adopt();
+  // A library thread's own hold (the progress agent): takes the lock, gives it back.
+  class Hold {
+   public:
+    Hold() { enter(); }
+    ~Hold() { leave(); }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+  };
+  // An application thread blocked in an MPI wait (Engine::wait_until, outside a fiber) while
+  // the lock is on: it drives progress itself, so the progress agent stays parked meanwhile
+  // instead of taking the lock from it at every message (on oversubscribed cores each handover
+  // is a context switch: osu_ibcast's blocking latency at 4 ranks went 3 -> 41 us without).
+  class Waiting {
+   public:
+    Waiting() : counted_(enabled()) {
+      if (counted_) waiters_.fetch_add(1, std::memory_order_acq_rel);
+    }
+    ~Waiting() {
+      if (counted_ && waiters_.fetch_sub(1, std::memory_order_acq_rel) == 1) unpark();
+    }
+    Waiting(const Waiting&) = delete;
+    Waiting& operator=(const Waiting&) = delete;
+
+   private:
+    bool counted_;
+  };
+  static bool app_waiting() { return waiters_.load(std::memory_order_acquire) > 0; }
+  // The agent: blocks while app_waiting(), at most timeout_ms.
+  static void park(int timeout_ms);
+  // Without the lock: lets a thread blocked taking it have it first (std::mutex is not fair).
+  static void yield_to_waiters();
+
+  // Gives the lock up for a scope if this thread holds it (MPI_Finalize joining the agent).
+  class Released {
+   public:
+    Released();
+    ~Released();
+    Released(const Released&) = delete;
+    Released& operator=(const Released&) = delete;
+
+   private:
+    int depth_ = 0;
+  };
+
  private:
   static void enter();
   static void leave();
   static void acquire();
-  static void wait_for_handover();
+  static void leave_adopted();
+  static void unpark();
 
   static std::atomic<bool> on_;
   static std::mutex mutex_;
   static std::atomic<int> waiting_;             // threads blocked in acquire()
   static std::atomic<std::uint64_t> handovers_;  // acquisitions so far (see idle_released)
   static thread_local int depth_;
+  static thread_local bool adopted_;  // this thread adopted the lock in its current call
+  static std::atomic<int> waiters_;          // threads inside Waiting
+  static std::atomic<std::uint32_t> parked_;  // futex word: 1 while the agent parks
 };
 
 }  // namespace ftmpi

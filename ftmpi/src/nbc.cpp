@@ -63,6 +63,7 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::fun
   if (ops_.empty()) engine_->set_background(&Nbc::background, this);
   ops_.push_back(std::move(op));
   run(raw);
+  if (!r->complete) agent_.work_started();  // moves it on while the application computes
   *code = MPI_SUCCESS;
   *out = r;
   if (r->complete && r->error != MPI_SUCCESS && !failure_class(r->error)) {

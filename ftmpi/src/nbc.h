@@ -6,7 +6,9 @@
 // so a nonblocking collective is a request that advances one step whenever
 // - MPI_Test/MPI_Wait (any form) look at it, or
 // - any other progress of the process happens (every MPI wait or test: Engine's background
-//   work), so it moves on while the application waits for something else.
+//   work), so it moves on while the application waits for something else;
+// - the asynchronous progress thread runs (progress_agent.h, FTMPI_ASYNC_PROGRESS=1), so it
+//   moves on while the application computes outside MPI.
 // MPICH's "sched" and libNBC write every algorithm a second time as a schedule of rounds;
 // running the blocking code on its own stack gives the same progress behaviour with one copy
 // of each algorithm, and so the blocking versions' speed.
@@ -38,6 +40,7 @@
 #include "engine.h"
 #include "error.h"
 #include "fiber.h"
+#include "progress_agent.h"
 #include "request.h"
 
 namespace ftmpi {
@@ -49,7 +52,7 @@ struct Datatype;
 class Nbc {
  public:
   Nbc(Engine* engine, Constructor* construct, DatatypeTable* types)
-      : engine_(engine), construct_(construct), types_(types) {}
+      : engine_(engine), construct_(construct), types_(types), agent_(engine, &Nbc::pending, this) {}
   // Starts `body` (the blocking collective on c, returning its MPI error code) as a request
   // (*out) and runs it until it first waits. If it ended at once with an error that is not a
   // failure (an argument error), there is no request: *out is nullptr and *code the error.
@@ -59,6 +62,8 @@ class Nbc {
              Request** out, int* code);
   // Drives an nbc request one step (MPI_Test/MPI_Wait); true once complete (r->error set).
   bool poll(Request* r);
+  // MPI_Finalize, before the engine shuts down: the progress thread ends.
+  void stop_progress() { agent_.stop(); }
 
   // Inside a running nonblocking collective: the offset its collective tags get, and the
   // participants' view it uses (each its own: several may be under way). 0/nullptr outside.
@@ -79,6 +84,7 @@ class Nbc {
 
  private:
   static bool background(void* self, std::uint64_t events);
+  static bool pending(void* self) { return !static_cast<Nbc*>(self)->ops_.empty(); }
   void run(Op* op);
   void finish(Op* op);
 
@@ -88,6 +94,7 @@ class Nbc {
   std::vector<std::unique_ptr<Op>> ops_;  // pending, in the order started
   std::uint64_t background_calls_ = 0;
   std::vector<Op*> runnable_;  // background(): the ones to resume this time
+  ProgressAgent agent_;  // last: ends (joins) before the members it reads are destroyed
 };
 
 }  // namespace ftmpi

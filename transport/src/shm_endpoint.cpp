@@ -104,11 +104,13 @@ Status ShmEndpoint::connect(PeerId dst) {
       const std::size_t i =
           core_.knobs.shm_ring ? region->claim(token_) : region->ring_count();
       if (i < region->ring_count()) {
-        p.writer.attach(&region->control(i), region->data(i), region->ring_bytes());
+        p.writer.attach(&region->control(i), region->data(i), region->ring_bytes(),
+                       &region->doorbell());
         p.path = Peer::Path::ring;
       } else {  // every private ring taken (or FTMPI_SHM_RING=0): the shared one
         const std::size_t s = region->shared_index();
-        p.shared.attach(&region->control(s), region->data(s), region->ring_bytes());
+        p.shared.attach(&region->control(s), region->data(s), region->ring_bytes(),
+                       &region->doorbell());
         p.path = Peer::Path::shared;
       }
       p.region = std::move(region);

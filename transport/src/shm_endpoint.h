@@ -53,6 +53,10 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::size_t poll(Completion* out, std::size_t max);
   // The purge of peer (Transport::mark_peer_failed): its sends and streaming receives.
   void fail_peer(PeerId peer);
+  // Endpoint::arm_wakeup/wait_for_wakeup/wake on our region's doorbell (shm_ring.h).
+  void arm_wakeup() { ring::arm(inbound_->doorbell()); }
+  void wait_for_wakeup(int timeout_ms) { ring::wait(inbound_->doorbell(), timeout_ms); }
+  void wake() { ring::ring(inbound_->doorbell()); }
   // Endpoint::cancel_send for a peer on this host (shm_withdraw.cpp).
   Status cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending);
 

@@ -3,11 +3,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <sched.h>
+#include <time.h>
 
 #include <cerrno>
 #include <cinttypes>
@@ -94,6 +97,7 @@ bool Region::create(std::uint64_t token, std::size_t ring_count, std::size_t rin
   header_->claimed.store(0, std::memory_order_relaxed);
   controls_[ring_count].owner.store(kSharedOwner, std::memory_order_relaxed);
   header_->split.store(split_word(0, kSplitIdle), std::memory_order_relaxed);
+  header_->doorbell.store(0, std::memory_order_relaxed);
   // Last: a sender that maps the region before this store sees no magic and does not use it.
   header_->magic.store(kMagic, std::memory_order_release);
   return true;
@@ -148,8 +152,14 @@ std::size_t Region::claim(std::uint64_t token) {
   return n;
 }
 
-void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
+namespace {
+std::atomic<std::uint32_t> g_no_bell{0};  // the bell of a writer given none: never armed
+}  // namespace
+
+void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes,
+                    std::atomic<std::uint32_t>* bell) {
   bind(control, data, bytes);
+  bell_ = bell != nullptr ? bell : &g_no_bell;
   tail_ = 0;  // a ring is claimed once, fresh
   head_seen_ = control->head.load(std::memory_order_acquire);
 }
@@ -179,12 +189,14 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
   // The wrap marker last: a receiver that sees it finds the record at the start published.
   if (wrap) store_header(data_ + pos, kValid | kWrap, __ATOMIC_RELEASE);
   tail_ += used;
+  if (__builtin_expect(bell_->load(std::memory_order_relaxed) != 0, 0)) ring(*bell_);
   return true;
 }
 
-void SharedWriter::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
+void SharedWriter::attach(RingControl* control, unsigned char* data, std::size_t bytes,
+                          std::atomic<std::uint32_t>* bell) {
   control_ = control;
-  writer_.attach(control, data, bytes);
+  writer_.attach(control, data, bytes, bell);
 }
 
 bool SharedWriter::push(std::uint64_t token, const void* a, std::size_t alen, const void* b,
@@ -234,6 +246,25 @@ const unsigned char* Reader::peek_slow(std::uint64_t header, std::size_t* len) {
   pending_ = record;
   *len = static_cast<std::size_t>(body);
   return data_ + (head_ & mask_) + kRecordHeader;
+}
+
+}  // namespace ftmpi::transport::ring
+
+namespace ftmpi::transport::ring {
+
+// The futex calls are the process-shared kind (no FUTEX_PRIVATE_FLAG): waiter and waker are
+// different processes mapping the same region.
+void arm(std::atomic<std::uint32_t>& bell) { bell.exchange(1, std::memory_order_seq_cst); }
+
+void wait(std::atomic<std::uint32_t>& bell, int timeout_ms) {
+  timespec ts{timeout_ms / 1000, static_cast<long>(timeout_ms % 1000) * 1000000L};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&bell), FUTEX_WAIT, 1u, &ts, nullptr, 0);
+}
+
+void ring(std::atomic<std::uint32_t>& bell) {
+  if (bell.exchange(0, std::memory_order_acq_rel) == 0) return;  // somebody rang already
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&bell), FUTEX_WAKE, 0x7fffffff, nullptr,
+          nullptr, 0);
 }
 
 }  // namespace ftmpi::transport::ring

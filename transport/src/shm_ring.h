@@ -59,6 +59,11 @@ struct alignas(64) RegionHeader {
   std::uint64_t bulk_bytes;
   // The region owner's one shared copy job (see split_* below), on its own line.
   alignas(64) std::atomic<std::uint64_t> split;
+  // The owner's doorbell (a futex word), on its own line: 1 while a thread of the owner waits
+  // for messages without polling (an asynchronous progress thread, Endpoint::wait_for_wakeup);
+  // a sender that finds it set after publishing a record clears it and wakes the waiter.
+  // Senders only read it otherwise: one load per record.
+  alignas(64) std::atomic<std::uint32_t> doorbell;
 };
 
 // Bulk slots (after the rings' bytes): the region owner's staging buffers for large messages
@@ -106,6 +111,7 @@ class Region {
   std::size_t claimed() const { return header_->claimed.load(std::memory_order_acquire); }
   RingControl& control(std::size_t i) const { return controls_[i]; }
   std::atomic<std::uint64_t>& split() const { return header_->split; }
+  std::atomic<std::uint32_t>& doorbell() const { return header_->doorbell; }
   std::size_t bulk_count() const { return header_->bulk_count; }
   std::size_t bulk_bytes() const { return header_->bulk_bytes; }
   unsigned char* bulk_data(std::size_t i) const { return bulk_data_ + i * header_->bulk_bytes; }
@@ -153,7 +159,9 @@ class RingEnd {
 // The writing end of one ring (a peer's region, the ring we claimed there).
 class Writer : private RingEnd {
  public:
-  void attach(RingControl* control, unsigned char* data, std::size_t bytes);
+  // bell: the receiving region's doorbell(), rung after a record is published while armed.
+  void attach(RingControl* control, unsigned char* data, std::size_t bytes,
+              std::atomic<std::uint32_t>* bell = nullptr);
   bool attached() const { return control_ != nullptr; }
   // Largest record this ring takes (a quarter of it, so wrapping always leaves room).
   std::size_t max_record() const { return (mask_ + 1) / 4; }
@@ -167,12 +175,14 @@ class Writer : private RingEnd {
  private:
   std::uint64_t tail_ = 0;  // bytes ever written
   std::uint64_t head_seen_ = 0;  // the receiver's head when we last looked
+  std::atomic<std::uint32_t>* bell_ = nullptr;  // never null once attached (a dummy without one)
 };
 
 // The writing end of a region's shared ring: any number of senders, one at a time.
 class SharedWriter {
  public:
-  void attach(RingControl* control, unsigned char* data, std::size_t bytes);
+  void attach(RingControl* control, unsigned char* data, std::size_t bytes,
+              std::atomic<std::uint32_t>* bell = nullptr);
   std::size_t max_record() const { return writer_.max_record(); }
   // Appends one record [token][a][b]; false when the ring has no room now (or its lock stayed
   // taken by a live writer for a while).
@@ -206,5 +216,14 @@ class Reader : private RingEnd {
   std::uint64_t pending_ = 0;  // bytes of the record peek() returned
   bool broken_ = false;        // a header that cannot be: the ring is read no more
 };
+
+// The doorbell's receiving side (RegionHeader::doorbell). arm() before the last poll that may
+// find nothing, then wait(): a record published after the poll wakes it. A sender's check is a
+// plain load after its release store (no fence on the send path), so a record published in
+// the same instant as arm() may not ring: wait() always has a timeout, which bounds that case.
+void arm(std::atomic<std::uint32_t>& bell);
+void wait(std::atomic<std::uint32_t>& bell, int timeout_ms);
+// Wakes a waiter if one is armed (any process, any thread).
+void ring(std::atomic<std::uint32_t>& bell);
 
 }  // namespace ftmpi::transport::ring

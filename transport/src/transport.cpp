@@ -2,6 +2,7 @@
 // and the one peer-failure path.
 #include "transport.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -167,6 +168,13 @@ void Transport::mark_peer_failed(PeerId peer) {
   } else {
     net_->fail_peer(peer);
   }
+}
+
+// A provider without a wait object: a short sleep, then the caller polls again.
+void Endpoint::wait_for_wakeup(int timeout_ms) {
+  const int ms = timeout_ms < kNetWaitMs ? timeout_ms : kNetWaitMs;
+  timespec ts{0, static_cast<long>(ms) * 1000000L};
+  nanosleep(&ts, nullptr);
 }
 
 }  // namespace ftmpi::transport

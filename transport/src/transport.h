@@ -64,6 +64,21 @@ class Transport final : public Endpoint {
   }
   void mark_peer_failed(PeerId peer) override;
   void discard_unexpected() override { core_.matcher.discard_unexpected(); }
+  void arm_wakeup() override {
+    if (shm_ != nullptr) shm_->arm_wakeup();
+  }
+  // Only shm can wake us: with a libfabric endpoint too, the wait is cut to kNetWaitMs.
+  void wait_for_wakeup(int timeout_ms) override {
+    if (net_ != nullptr && timeout_ms > kNetWaitMs) timeout_ms = kNetWaitMs;
+    if (shm_ != nullptr) {
+      shm_->wait_for_wakeup(timeout_ms);
+    } else {
+      Endpoint::wait_for_wakeup(timeout_ms);
+    }
+  }
+  void wake() override {
+    if (shm_ != nullptr) shm_->wake();
+  }
   const std::string& last_error() const override { return core_.last_error; }
 
  private:

@@ -42,6 +42,10 @@
              "oversubscribed)")                                                                 \
   FTMPI_KNOB(max_sleep_us, "FTMPI_MAX_SLEEP_US", integer, "500", 1, 1000000, "", "library",     \
              "longest sleep of an idle blocked call, microseconds")                             \
+  FTMPI_KNOB(async_progress, "FTMPI_ASYNC_PROGRESS", flag, "1", 0, 0, "", "library",          \
+             "1: a progress thread moves nonblocking collectives on while the application "     \
+             "computes (it exists from the first one, sleeps on the shm doorbell; the library " \
+             "lock is on from then); 0: they move only inside MPI calls")                       \
   /* ---- collectives: algorithm thresholds (every rank must see the same values) ---- */       \
   FTMPI_KNOB(coll_bcast_large, "FTMPI_COLL_BCAST_LARGE", size, "12288", 0, 1.0 * (1ull << 62),  \
              "", "collectives",                                                                 \

@@ -109,6 +109,19 @@ class Endpoint {
   // received). Otherwise a sender could wait for this endpoint forever.
   virtual void discard_unexpected() = 0;
 
+  // Waiting for messages without polling (the library's asynchronous progress thread).
+  // arm_wakeup(), by the thread driving the endpoint, asks the next message that arrives to
+  // wake a waiter; call it, then poll() once more, then wait: a message published after that
+  // poll wakes the wait. wait_for_wakeup() may be called from any thread while another drives
+  // the endpoint (it touches nothing but the wake-up word); it returns on a message, wake(), or
+  // after timeout_ms, and may return early. wake() (any thread) ends a wait at once.
+  // shm: a futex word in our region that senders check after each record (one load). Over
+  // libfabric (no wait object yet) the wait is a sleep of at most kNetWaitMs.
+  static constexpr int kNetWaitMs = 1;
+  virtual void arm_wakeup() {}
+  virtual void wait_for_wakeup(int timeout_ms);
+  virtual void wake() {}
+
   virtual const std::string& last_error() const = 0;
 };
 

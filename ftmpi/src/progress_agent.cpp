@@ -1,0 +1,106 @@
+// The asynchronous progress thread (progress_agent.h).
+#include "progress_agent.h"
+
+#include "engine.h"
+#include "ftmpi/debug_log.h"
+#include "ftmpi_knobs/knobs.h"
+#include "library_lock.h"
+
+namespace ftmpi {
+
+bool ProgressAgent::wanted() {
+  static const bool on = knobs::flag(knobs::Id::async_progress);
+  return on;
+}
+
+ProgressAgent::~ProgressAgent() {
+  // The process ends without MPI_Finalize (exit() from the application): the engine is
+  // destroyed after us (Library's member order), so the thread must be gone first.
+  stop();
+}
+
+void ProgressAgent::work_started() {
+  if (!thread_.joinable()) {
+    if (!wanted()) return;
+    // Before the thread exists: from now on every MPI call takes the library lock.
+    LibraryLock::adopt();
+    active_ = true;
+    thread_ = std::thread([this] { main(); });
+    FTMPI_DLOG("progress", "asynchronous progress thread started");
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (active_) return;
+  active_ = true;
+  cv_.notify_one();
+}
+
+void ProgressAgent::stop() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  engine_->wake();
+  // The agent may be waiting for the library lock this thread holds (MPI_Finalize's Entry).
+  LibraryLock::Released released;
+  thread_.join();
+}
+
+ProgressAgent::Burst ProgressAgent::burst() {
+  LibraryLock::Hold hold;
+  // A bound on one hold of the lock, so that a stream of messages does not keep the
+  // application's next MPI call out (std::mutex is not fair; see LibraryLock::idle_released).
+  constexpr int kMaxPolls = 256;
+  int idle = 0;
+  for (int polls = 0; polls < kMaxPolls; ++polls) {
+    if (!pending_(pending_arg_)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      active_ = false;  // a new start sets it again (it holds the library lock: ordered)
+      return Burst::done;
+    }
+    // The application came into MPI (waiting for the lock or blocked in a wait, where it
+    // drives progress itself): hand over.
+    if (LibraryLock::contended() || LibraryLock::app_waiting()) return Burst::busy;
+    if (engine_->progress()) {
+      idle = 0;
+    } else if (++idle >= kIdlePolls) {
+      // Arm, then one more poll: a message published before the arm is seen here, one
+      // published after it rings.
+      engine_->arm_wakeup();
+      if (!engine_->progress()) return Burst::idle;
+      idle = 0;
+    }
+  }
+  return Burst::busy;
+}
+
+void ProgressAgent::main() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [this] { return stop_ || active_; });
+      if (stop_) return;
+    }
+    if (LibraryLock::app_waiting()) {  // the application drives progress itself
+      LibraryLock::park(kWaitMs);
+      continue;
+    }
+    const Burst b = burst();
+    if (b == Burst::done) continue;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stop_) return;
+    }
+    if (b == Burst::busy) {
+      LibraryLock::yield_to_waiters();  // an application thread wants the lock: first
+      std::this_thread::yield();
+      continue;
+    }
+    // Blocks until a message arrives (or kWaitMs): no polling while the application computes.
+    engine_->wait_for_wakeup(kWaitMs);
+  }
+}
+
+}  // namespace ftmpi

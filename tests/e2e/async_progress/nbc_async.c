@@ -1,0 +1,192 @@
+/* Nonblocking collectives progress while the application computes (issue 19 item 2; the
+ * progress thread, ftmpi/src/progress_agent.h).   nbc_async MODE ROUNDS MS
+ *
+ * overlap: each round rank 0 posts MPI_Iallreduce (and, odd rounds, a 1 MiB MPI_Ibcast from
+ *   rank 1, which moves by rendezvous) and computes for MS ms without any MPI call (a busy loop
+ *   on the clock), while the others wait for the result, which needs rank 0's part in every
+ *   round of the algorithm. Checks: the others completed before rank 0's compute ended (their
+ *   CLOCK_MONOTONIC completion times against rank 0's), rank 0's first MPI_Test is true, and the
+ *   data is right. Without asynchronous progress the others wait for rank 0's MPI_Test and its
+ *   first test is false (at 3+ ranks the allreduce has several rounds): `expect-stall` as a 4th
+ *   argument inverts the check (FTMPI_ASYNC_PROGRESS=0 must show the stall).
+ * idle: rank 0 posts MPI_Iallreduce; rank 1 posts its own only after MS ms; meanwhile rank 0
+ *   sleeps (computes without the CPU). Rank 0's process CPU time over that time (every thread:
+ *   the progress thread's too) must stay under 10% of MS: the agent blocks, it never spins.
+ * fail: rank 2 SIGKILLs itself MS/4 ms into a phase in which the others have posted
+ *   MPI_Iallreduce and sleep MS ms without MPI calls. The victim never contributes, so every
+ *   survivor's first MPI_Test after the sleep must find the request complete with an error
+ *   (MPI_ERR_OTHER in the FT-MPI modes, MPIX_ERR_PROC_FAILED in ULFM mode): the failure was
+ *   seen while it computed. ROUNDS is ignored (one failure per run; the test loops runs).
+ * A 4th argument `multiple` initializes with MPI_THREAD_MULTIPLE (the library lock is on from
+ * the start instead of being switched on by the first nonblocking collective). */
+#include <mpi.h>
+#include <mpi-ext.h>
+#include <ftmpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static int rank, size, bad;
+#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", rank, __LINE__); \
+  fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); bad++; } } while (0)
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_seconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec +
+         (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
+}
+
+static void compute_busy(double seconds) {
+  volatile double x = 0;
+  const double end = now() + seconds;
+  while (now() < end) {
+    for (int i = 0; i < 1000; i++) x += i * 0.5;
+  }
+}
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+enum { kInts = 64, kBcastBytes = 1 << 20 };
+
+static void overlap(int rounds, int ms, int expect_stall) {
+  int in[kInts], out[kInts];
+  char *big = malloc(kBcastBytes);
+  int stalls = 0;
+  for (int round = 0; round < rounds; round++) {
+    const int with_bcast = round % 2 == 1 && size > 1;
+    for (int i = 0; i < kInts; i++) in[i] = rank * 1000 + i + round;
+    memset(big, rank == 1 ? (char)(round + 7) : 0, kBcastBytes);
+    MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Iallreduce(in, out, kInts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[0]);
+    if (with_bcast) MPI_Ibcast(big, kBcastBytes, MPI_CHAR, 1, MPI_COMM_WORLD, &q[1]);
+    double done_at = 0;
+    int first = 0;
+    if (rank == 0) {
+      compute_busy(ms / 1000.0);
+      done_at = now();  /* the compute's end: no MPI call was made before this */
+      MPI_Testall(2, q, &first, MPI_STATUSES_IGNORE);
+      if (!first) MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    } else {
+      MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+      done_at = now();
+    }
+    for (int i = 0; i < kInts; i++) {
+      const int want = 1000 * size * (size - 1) / 2 + size * (i + round);
+      if (out[i] != want) { CHECK(0, "round %d: out[%d] = %d, expected %d", round, i, out[i], want); break; }
+    }
+    if (with_bcast) {
+      for (int i = 0; i < kBcastBytes; i += 4099) {
+        if (big[i] != (char)(round + 7)) { CHECK(0, "round %d: bcast byte %d wrong", round, i); break; }
+      }
+    }
+    double times[64] = {0};
+    MPI_Gather(&done_at, 1, MPI_DOUBLE, times, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      int late = 0;
+      for (int r = 1; r < size && r < 64; r++) late += times[r] >= times[0];
+      const int stalled = !first || late > 0;
+      stalls += stalled;
+      if (!expect_stall) {
+        CHECK(first, "round %d: the first MPI_Test after %d ms of compute found it incomplete", round, ms);
+        CHECK(late == 0, "round %d: %d ranks completed only after rank 0's compute", round, late);
+      }
+    }
+  }
+  if (rank == 0 && expect_stall) {
+    CHECK(stalls == rounds, "only %d of %d rounds stalled without asynchronous progress", stalls, rounds);
+  }
+  if (rank == 0) printf("nbc_async overlap: %d rounds, %d stalled\n", rounds, stalls);
+  free(big);
+}
+
+static void idle(int rounds, int ms) {
+  for (int round = 0; round < rounds; round++) {
+    int in = rank + 1, out = 0;
+    MPI_Request q;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) sleep_ms(ms);
+    MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    if (rank == 0) {
+      const double c0 = cpu_seconds(), t0 = now();
+      sleep_ms(ms * 3 / 4);  /* rank 1 posts only after ms: the collective is stuck meanwhile */
+      const double cpu = cpu_seconds() - c0, wall = now() - t0;
+      printf("nbc_async idle: round %d: %.1f ms CPU in %.1f ms with a collective pending\n",
+             round, cpu * 1e3, wall * 1e3);
+      CHECK(cpu < 0.1 * wall, "round %d: %.1f ms CPU in %.1f ms: the progress thread spins", round,
+            cpu * 1e3, wall * 1e3);
+    }
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    CHECK(out == size * (size + 1) / 2, "round %d: allreduce gave %d", round, out);
+  }
+}
+
+static void fail(int ms) {
+  int mode = 0, msg = 0;
+  FTMPI_Comm_get_mode(MPI_COMM_WORLD, &mode, &msg);
+  const int expected = mode == FTMPI_COMM_MODE_ULFM ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 2) {
+    sleep_ms(ms / 4);
+    raise(SIGKILL);
+  }
+  int in = 1, out = 0, flag = 0;
+  MPI_Request q;
+  int rc = MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+  CHECK(rc == MPI_SUCCESS, "MPI_Iallreduce returned %d", rc);
+  sleep_ms(ms);
+  rc = MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+  int cls = rc;
+  MPI_Error_class(rc, &cls);
+  CHECK(flag, "the first MPI_Test %d ms after the failure found the collective incomplete", ms * 3 / 4);
+  CHECK(cls == expected, "MPI_Test gave error class %d, expected %d", cls, expected);
+  if (!flag) MPI_Wait(&q, MPI_STATUS_IGNORE);
+  if (bad == 0) printf("nbc_async fail: rank %d saw error class %d at its first test\n", rank, cls);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 4 && strcmp(argv[4], "multiple") == 0) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) bad++;
+  } else {
+    MPI_Init(&argc, &argv);
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc < 4 || size < 2 || size > 64) {
+    if (rank == 0) fprintf(stderr, "usage: nbc_async overlap|idle|fail ROUNDS MS [expect-stall|multiple] (2-64 ranks)\n");
+    MPI_Finalize();
+    return 2;
+  }
+  const char *mode = argv[1];
+  const int rounds = atoi(argv[2]), ms = atoi(argv[3]);
+  if (strcmp(mode, "overlap") == 0) {
+    overlap(rounds, ms, argc > 4 && strcmp(argv[4], "expect-stall") == 0);
+  } else if (strcmp(mode, "idle") == 0) {
+    idle(rounds, ms);
+  } else if (strcmp(mode, "fail") == 0 && size >= 3) {
+    fail(ms);
+  } else {
+    if (rank == 0) fprintf(stderr, "nbc_async: unknown mode %s (fail needs 3 ranks)\n", mode);
+    bad++;
+  }
+  if (bad == 0) printf("rank %d: nbc_async %s OK\n", rank, mode);
+  MPI_Finalize();
+  return bad == 0 ? 0 : 1;
+}
