@@ -27,12 +27,13 @@ void merge_context_mask(const std::uint8_t* bytes, std::size_t n, CommTable::Con
 CommTable::ContextMask local_contexts(const CommTable& comms) {
   CommTable::ContextMask m = comms.used_contexts();
   m.reset(ContextClaims::kNotOffered);
+  m.reset(ContextClaims::kNoEagerOffer);
   return m;
 }
 
 std::uint32_t take_context(CommTable* comms, Consensus* consensus, CommTable::ContextMask* used,
-                           int skip) {
-  for (std::size_t i = 0; i < kSharedContextPairs; ++i) {
+                           int skip, std::size_t first, std::size_t end) {
+  for (std::size_t i = first; i < end; ++i) {
     if (used->test(i)) continue;
     used->set(i);
     if (skip-- > 0) continue;
@@ -55,33 +56,41 @@ ContextChoice::~ContextChoice() { claims_->leave(ticket_); }
 
 CommTable::ContextMask ContextChoice::contribution() {
   CommTable::ContextMask mine = local_contexts(*comms_);
-  mine.set(ContextClaims::kNotOffered, !claims_->try_offer(ticket_));
+  const ContextClaims::Offer offer = claims_->try_offer(ticket_, first_round_);
+  first_round_ = false;
+  mine.set(ContextClaims::kNotOffered, offer != ContextClaims::Offer::main);
+  mine.set(ContextClaims::kNoEagerOffer, offer != ContextClaims::Offer::eager);
   return mine;
 }
 
-void ContextChoice::rekey(ContextClaims::Key key) {
-  claims_->leave(ticket_);
-  ticket_ = claims_->enter(key);
-}
+void ContextChoice::rekey(ContextClaims::Key key) { ticket_ = claims_->rekey(ticket_, key); }
 
 Err ContextChoice::pick(CommTable::ContextMask united, const Round& round, std::uint32_t* context,
                         int skip) {
   int rounds = 0;
-  while (united.test(ContextClaims::kNotOffered)) {
-    // Some member did not offer: this round's union is unusable everywhere alike. Give the
-    // offer back (the lowest pending construction may need it) and try again.
+  for (;;) {
+    // Each member flags the offer it lacks, so the union says alike everywhere which range
+    // (if any) every member offered.
+    const bool main = !united.test(ContextClaims::kNotOffered);
+    const bool eager = !united.test(ContextClaims::kNoEagerOffer);
+    if (main || eager) {
+      CommTable::ContextMask used = local_contexts(*comms_) | united;
+      *context = main ? take_context(comms_, consensus_, &used, skip, ContextClaims::kEagerPairs)
+                      : take_context(comms_, consensus_, &used, skip, 0, ContextClaims::kEagerPairs);
+      if (*context != 0 || main) break;
+      // The eager range is full at some member: every member sees it alike; go on as below.
+    }
+    // Give the offer back (the lowest pending construction may need it) and try again.
     claims_->release(ticket_);
     CommTable::ContextMask mine = contribution();
-    const bool offered = !mine.test(ContextClaims::kNotOffered);
     ++rounds;
     if (Err e = round(&mine); e != Err::ok) return e;
     united = mine;
-    FTMPI_DLOG("construct", "key (%u, %llu): round %d, offered %d, usable %d",
+    FTMPI_DLOG("construct", "key (%u, %llu): round %d, main usable %d, eager usable %d",
                ticket_.first.first, static_cast<unsigned long long>(ticket_.first.second), rounds,
-               offered ? 1 : 0, united.test(ContextClaims::kNotOffered) ? 0 : 1);
+               united.test(ContextClaims::kNotOffered) ? 0 : 1,
+               united.test(ContextClaims::kNoEagerOffer) ? 0 : 1);
   }
-  CommTable::ContextMask used = local_contexts(*comms_) | united;
-  *context = take_context(comms_, consensus_, &used, skip);
   claims_->release(ticket_);
   FTMPI_DLOG("construct", "key (%u, %llu): context %u after %d extra round(s)",
              ticket_.first.first, static_cast<unsigned long long>(ticket_.first.second), *context,
@@ -92,7 +101,7 @@ Err ContextChoice::pick(CommTable::ContextMask united, const Round& round, std::
 
 bool ContextChoice::pick_private(std::uint32_t* context) {
   claims_->release(ticket_);
-  for (std::size_t i = kSharedContextPairs; i < ContextClaims::kNotOffered; ++i) {
+  for (std::size_t i = kSharedContextPairs; i < ContextClaims::kNoEagerOffer; ++i) {
     if (!comms_->used_contexts().test(i)) {
       *context = static_cast<std::uint32_t>(2 * i);
       comms_->mark_context_used(*context);

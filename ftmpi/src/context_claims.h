@@ -11,6 +11,13 @@
 // round. The offer goes to the lowest pending construction by (parent context id, number of
 // the construction on the parent): that order is the same in every process, so the globally
 // lowest one is eventually offered by all its members in the same round (no livelock).
+// A second, small "eager" offer (MPICH's eager context mask) goes to any construction in its
+// first round while it is free, for ids of its own range: a nonblocking construction whose
+// first round waits for members still busy elsewhere then holds only the eager range, and a
+// blocking construction those members are in can still be offered the main range here
+// (MPICH's comm_create_group_idup: half the ranks call MPI_Comm_create_group then
+// MPI_Comm_idup, the other half the reverse). The main offer skips a construction that holds
+// the eager one. A construction holds at most one of the two.
 // Every constructor takes part (context_choice.h holds the rounds): dup, split, create,
 // create_group, the intercommunicator constructors.
 //
@@ -30,6 +37,11 @@ class ContextClaims {
   // The last id pair is never handed out (take_context skips it): its bit in a contributed
   // mask says "this member did not offer".
   static constexpr std::size_t kNotOffered = CommTable::kContextPairs - 1;
+  // Likewise for the eager offer: its bit says "this member did not offer the eager range".
+  static constexpr std::size_t kNoEagerOffer = CommTable::kContextPairs - 2;
+  // Pairs [0, kEagerPairs) are the eager range, the main offer picks above it.
+  static constexpr std::size_t kEagerPairs = 64;
+  enum class Offer { none, eager, main };
   // (parent context, construction number on it), the same at every member. MPI_Comm_create_group
   // numbers by its tag (kGroupTag set), an intercommunicator's creation by the lower of its two
   // groups' keys (context_choice.h).
@@ -42,16 +54,23 @@ class ContextClaims {
   // A construction begins / ends (every path out, errors included).
   Ticket enter(Key key);
   void leave(Ticket t);
-  // Whether `t` offers now: nobody else offers and it is the lowest pending construction.
-  // It keeps the offer until release() (after its pick, or a round that was not usable).
-  bool try_offer(Ticket t);
+  // What `t` offers now: the offer it holds; else in its first round the eager one if free;
+  // else the main one if free and `t` is the lowest pending construction not holding the
+  // eager offer. It keeps the offer until release() (after its pick, or an unusable round).
+  Offer try_offer(Ticket t, bool first_round);
   void release(Ticket t);
+  // The construction goes on under a new key; an offer it holds goes with it.
+  Ticket rekey(Ticket t, Key key);
 
  private:
+  struct Slot {
+    bool held = false;
+    Ticket by{};
+  };
   std::set<Ticket> pending_;
   std::uint64_t serial_ = 0;
-  bool offered_ = false;
-  Ticket offerer_{};
+  Slot main_;
+  Slot eager_;
 };
 
 }  // namespace ftmpi

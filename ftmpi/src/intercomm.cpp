@@ -342,8 +342,8 @@ Err Intercomms::create(Comm* local, int local_leader, MPI_Comm peer_comm, int re
     }
     remote.push_back(p);
   }
-  // Only while nothing is offered: a held offer must stay until the pick.
-  if (a.united.test(ContextClaims::kNotOffered)) choice.rekey(std::min(local_key, remote_key));
+  // Both groups go on under one key (an offer held here moves with it).
+  choice.rekey(std::min(local_key, remote_key));
   std::uint32_t context = 0;
   if (Err e = pick(local, local_leader, channel, &choice, a.united, &context); e != Err::ok) {
     return e;

@@ -125,6 +125,33 @@ static void killed(void) {
   exit(failures != 0);
 }
 
+/* Half the ranks call MPI_Comm_create_group then MPI_Comm_idup, the other half the reverse
+ * (MPICH's comm_create_group_idup): the pending idup must not keep create_group from choosing
+ * its context id (it hung: the idup held the process's only offer). */
+static void crossed_idup(void) {
+  MPI_Group world;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  for (int round = 0; round < 5; round++) {
+    MPI_Comm group_comm = MPI_COMM_NULL, dup = MPI_COMM_NULL;
+    MPI_Request req;
+    if (wrank % 2 == 0) {
+      MPI_Comm_create_group(MPI_COMM_WORLD, world, round, &group_comm);
+      MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);
+    } else {
+      MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);
+      MPI_Comm_create_group(MPI_COMM_WORLD, world, round, &group_comm);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    int a = 1, b = 1, sa = 0, sb = 0;
+    MPI_Allreduce(&a, &sa, 1, MPI_INT, MPI_SUM, dup);
+    MPI_Allreduce(&b, &sb, 1, MPI_INT, MPI_SUM, group_comm);
+    CHECK(sa == wsize && sb == wsize, "crossed idup round %d: sums %d %d", round, sa, sb);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&group_comm);
+  }
+  MPI_Group_free(&world);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -137,6 +164,7 @@ int main(int argc, char **argv) {
   }
   if (argc > 1 && strcmp(argv[1], "kill") == 0) killed();
   basic();
+  crossed_idup();
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (wrank == 0) printf(total == 0 ? "comm_create_group: OK\n" : "comm_create_group: %d failures\n", total);
