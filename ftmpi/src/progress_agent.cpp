@@ -32,7 +32,10 @@ void ProgressAgent::work_started() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (active_) return;
   active_ = true;
-  cv_.notify_one();
+  // Between collectives the agent looks every kTickMs by itself: waking it for each one would
+  // make a collective completed by MPI_Wait right after its start wait for the woken thread
+  // (Ibarrier + Wait cost 22.6 us instead of 1.7 at 2 ranks on 2 cores).
+  if (!ticking_) cv_.notify_one();
 }
 
 void ProgressAgent::stop() {
@@ -80,8 +83,19 @@ void ProgressAgent::main() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      if (!active_ && quiet_ticks_ < kTicksBeforeSleep) {
+        ticking_ = true;
+        cv_.wait_for(lock, std::chrono::milliseconds(kTickMs), [this] { return stop_; });
+        if (stop_) return;
+        if (!active_) {
+          ++quiet_ticks_;
+          continue;
+        }
+      }
+      ticking_ = false;
       cv_.wait(lock, [this] { return stop_ || active_; });
       if (stop_) return;
+      quiet_ticks_ = 0;
     }
     if (LibraryLock::app_waiting()) {  // the application drives progress itself
       LibraryLock::park(kWaitMs);

@@ -27,6 +27,7 @@
 // collective may therefore run on the agent's thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -73,6 +74,12 @@ class ProgressAgent {
   std::condition_variable cv_;
   bool active_ = false;  // work may be outstanding: run
   bool stop_ = false;
+  // Nothing outstanding: the agent first looks every kTickMs (work_started does not wake it
+  // meanwhile), and after kTicksBeforeSleep quiet looks sleeps until work_started wakes it.
+  static constexpr int kTickMs = 1;
+  static constexpr int kTicksBeforeSleep = 100;
+  bool ticking_ = false;
+  int quiet_ticks_ = 0;
 };
 
 }  // namespace ftmpi
