@@ -5,8 +5,12 @@
 // n is a power of two (symmetric pairs), me +/- i otherwise.
 // Zero-byte blocks are skipped; sender and receiver agree on the size (MPI's rule), so they
 // skip the same messages. Both variants share the two schedules through a block layout.
-#include <vector>
+// Uniform blocks of at most kFanBlockMax bytes among 3 to FTMPI_COLL_ALLTOALL_FAN members go
+// through the first member instead (fan.h: 2(n - 1) messages, not n(n - 1), and one wait per
+// member); at 2 members the direct exchange is already one message each way.
+#include <algorithm>
 
+#include "fan.h"
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
 #include <ftmpi/coll/scratch.h>
@@ -17,14 +21,29 @@ using namespace detail;
 
 namespace {
 
-// Where the block for/from communicator rank c lives.
+// The first member of the fan moves n^2 blocks through its memory: short blocks only.
+constexpr std::size_t kFanBlockMax = 256;
+
+// Where the block for/from communicator rank c lives: uniform blocks (alltoall) need no
+// count or displacement arrays, so the call allocates nothing (two vectors of comm_size
+// were a tenth of an 8 B alltoall's instructions at 2 ranks).
 struct Layout {
   const unsigned char* send;
-  const std::size_t* scount;
+  const std::size_t* scount;  // nullptr: every block is `block` bytes at c * block
   const std::size_t* sdispl;
   unsigned char* recv;
   const std::size_t* rcount;
   const std::size_t* rdispl;
+  std::size_t block = 0;
+
+  std::size_t sbytes(int c) const { return scount ? scount[c] : block; }
+  std::size_t rbytes(int c) const { return rcount ? rcount[c] : block; }
+  const unsigned char* sblock(int c) const {
+    return send + (sdispl ? sdispl[c] : static_cast<std::size_t>(c) * block);
+  }
+  unsigned char* rblock(int c) const {
+    return recv + (rdispl ? rdispl[c] : static_cast<std::size_t>(c) * block);
+  }
 };
 
 Status post_all(const Group& g, P2P& p2p, const Layout& l, int tg) {
@@ -33,13 +52,13 @@ Status post_all(const Group& g, P2P& p2p, const Layout& l, int tg) {
   Requests reqs(p2p);
   for (int i = 1; i < n; ++i) {
     const int c = g.rank((me - i + n) % n);
-    if (l.rcount[c] == 0) continue;
-    if (Status s = reqs.recv(c, l.recv + l.rdispl[c], l.rcount[c], tg); s != Status::ok) return s;
+    if (l.rbytes(c) == 0) continue;
+    if (Status s = reqs.recv(c, l.rblock(c), l.rbytes(c), tg); s != Status::ok) return s;
   }
   for (int i = 1; i < n; ++i) {
     const int c = g.rank((me + i) % n);
-    if (l.scount[c] == 0) continue;
-    if (Status s = reqs.send(c, l.send + l.sdispl[c], l.scount[c], tg); s != Status::ok) return s;
+    if (l.sbytes(c) == 0) continue;
+    if (Status s = reqs.send(c, l.sblock(c), l.sbytes(c), tg); s != Status::ok) return s;
   }
   return reqs.wait();
 }
@@ -51,15 +70,15 @@ Status pairwise(const Group& g, P2P& p2p, const Layout& l, int tg) {
   for (int i = 1; i < n; ++i) {
     const int dst = g.rank(pof2 ? (me ^ i) : (me + i) % n);
     const int src = g.rank(pof2 ? (me ^ i) : (me - i + n) % n);
-    Status s = exchange(p2p, dst, l.send + l.sdispl[dst], l.scount[dst], src,
-                        l.recv + l.rdispl[src], l.rcount[src], tg);
+    Status s = exchange(p2p, dst, l.sblock(dst), l.sbytes(dst), src, l.rblock(src),
+                        l.rbytes(src), tg);
     if (s != Status::ok) return s;
   }
   return Status::ok;
 }
 
 Status run(const Group& g, P2P& p2p, const Layout& l, int my_rank, bool long_blocks, int tg) {
-  copy_bytes(l.recv + l.rdispl[my_rank], l.send + l.sdispl[my_rank], l.rcount[my_rank]);
+  copy_bytes(l.rblock(my_rank), l.sblock(my_rank), l.rbytes(my_rank));
   if (g.size() == 1) return Status::ok;
   return long_blocks ? pairwise(g, p2p, l, tg) : post_all(g, p2p, l, tg);
 }
@@ -81,11 +100,11 @@ Status alltoall(const View& view, P2P& p2p, const void* sendbuf, std::size_t blo
     }
     sendbuf = copy.data();
   }
-  // Uniform blocks expressed as counts/displacements, so one schedule serves both variants.
-  std::vector<std::size_t> counts(view.comm_size, block), displs(view.comm_size);
-  for (int c = 0; c < view.comm_size; ++c) displs[c] = static_cast<std::size_t>(c) * block;
-  const Layout l{bytes_of(sendbuf), counts.data(), displs.data(),
-                 bytes_of(recvbuf), counts.data(), displs.data()};
+  const int n = g.size();
+  if (n >= 3 && static_cast<std::size_t>(n) <= tuning().alltoall_fan && block <= kFanBlockMax) {
+    return fan_alltoall(g, p2p, bytes_of(sendbuf), bytes_of(recvbuf), block);
+  }
+  const Layout l{bytes_of(sendbuf), nullptr, nullptr, bytes_of(recvbuf), nullptr, nullptr, block};
   return run(g, p2p, l, view.my_rank, block >= tuning().alltoall_large, tag::alltoall);
 }
 
@@ -111,7 +130,7 @@ Status alltoallv(const View& view, P2P& p2p, const void* sendbuf, const std::siz
     sendcounts = recvcounts;
     sdispls = rdispls;
   }
-  const Layout l{bytes_of(sendbuf), sendcounts, sdispls, bytes_of(recvbuf), recvcounts, rdispls};
+  const Layout l{bytes_of(sendbuf), sendcounts, sdispls, bytes_of(recvbuf), recvcounts, rdispls, 0};
   // Block sizes differ per member, so each picks its schedule from its own average; the
   // schedules use the same tag and pair the same messages, so mixing them is safe.
   const bool long_blocks = sent / g.size() >= tuning().alltoall_large;

@@ -98,7 +98,9 @@ class Requests {
   }
 
  private:
-  static constexpr int kInline = 8;  // enough for every tree and ring step without malloc
+  // Every tree and ring step, and an alltoall of up to 17 members posting all at once (like
+  // CommP2P's own inline slots), without malloc.
+  static constexpr int kInline = 32;
   RequestId* ids() { return spill_.empty() ? inline_ : spill_.data(); }
   void push(RequestId r) {
     if (spill_.empty() && count_ < kInline) {

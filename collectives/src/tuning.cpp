@@ -22,6 +22,9 @@ Tuning from_environment() {
   t.scatter_large = read_size(Id::coll_scatter_large);
   t.allgather_large = read_size(Id::coll_allgather_large);
   t.alltoall_large = read_size(Id::coll_alltoall_large);
+  t.barrier_fan = read_size(Id::coll_barrier_fan);
+  t.allreduce_fan = read_size(Id::coll_allreduce_fan);
+  t.alltoall_fan = read_size(Id::coll_alltoall_fan);
   if (t.bcast_segment == 0) t.bcast_segment = Tuning{}.bcast_segment;  // 0 would never end
   return t;
 }

@@ -8,7 +8,10 @@
  * timings) uses point-to-point only, so a collective under test is never part of the
  * harness. Every operation's result is checked once after timing.
  *
- *   mpirun -n N ./collbench [-r reps] [-t seconds_per_rep]
+ *   mpirun -n N ./collbench [-r reps] [-t seconds_per_rep] [-c cases]
+ *
+ * -c runs only the listed cases: comma-separated names, each optionally with :bytes
+ * ("alltoall:8,barrier"); without it every case runs.
  */
 #include "bench_util.h"
 
@@ -168,9 +171,37 @@ static void measure(const bench_case *c, const bench_opts *o)
         bench_report(c->name, "latency", c->bytes, np, iters, o->reps, samples);
 }
 
+/* Does the -c list name this case ("name" or "name:bytes")? */
+static int selected(const bench_case *c, const char *list)
+{
+    if (list == NULL)
+        return 1;
+    size_t len = strlen(c->name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n >= len && strncmp(p, c->name, len) == 0 &&
+            (n == len || (p[len] == ':' && atol(p + len + 1) == c->bytes)))
+            return 1;
+        p += n + (end != NULL);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    /* -c LIST is ours; the rest goes to bench_parse. */
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "-c") == 0) {
+            only = argv[i + 1];
+            for (int j = i; j + 2 <= argc; j++)
+                argv[j] = argv[j + 2];
+            argc -= 2;
+            break;
+        }
+    }
     bench_opts o;
     bench_parse(argc, argv, &o);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -182,7 +213,8 @@ int main(int argc, char **argv)
         printf("# collbench: %d ranks, %d reps of ~%.3f s, time = slowest rank per operation\n",
                np, o.reps, o.target_s);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        measure(&cases[i], &o);
+        if (selected(&cases[i], only))
+            measure(&cases[i], &o);
     free(sbuf);
     free(rbuf);
     MPI_Finalize();

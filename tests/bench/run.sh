@@ -11,6 +11,7 @@
 #
 # usage: tests/bench/run.sh [--prefix P] [--out DIR] [--reps R] [--target S] [--quick]
 #                           [--rounds K] [--np "2 4 8"] [--impl "ftmpi mpich openmpi"] [--no-fi]
+#                           [--cases LIST]
 #   --prefix P   an installed ftmpi, used as it is (also FTMPI_PREFIX). Default: the build
 #                tree (FTMPI_BUILD, default build/) is installed, or refreshed, into
 #                <build>/_install first, so the numbers are for the current code.
@@ -18,6 +19,8 @@
 #                again), and take each ratio per round: this machine's speed drifts by 2x over
 #                minutes, so figures taken minutes apart do not compare. Tables show medians
 #                over rounds, ratios are medians of per-round ratios (each round listed). (3)
+#   --cases LIST only these collective cases, no ping-pong: collbench's -c list, names with
+#                an optional :bytes, comma-separated ("alltoall:8,barrier,bcast:8")
 #   --quick      fewer/shorter repetitions, one round, for trying the script
 #   --report DIR only re-render the tables from DIR/results.tsv of an earlier run
 # Not a test: ctest never runs it. Environment FTMPI_PROVIDER is forwarded to ftmpi's ranks
@@ -38,6 +41,7 @@ nps="2 4 8"
 impls="ftmpi mpich openmpi"
 run_fi=yes
 report_only=no
+cases=""
 run_timeout=${BENCH_TIMEOUT:-300}
 
 while [ $# -gt 0 ]; do
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
     --np) nps=$2; shift ;;
     --impl) impls=$2; shift ;;
     --no-fi) run_fi=no ;;
+    --cases) cases=$2; shift ;;
     --report) out=$2 report_only=yes; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -123,8 +128,9 @@ run_prog() {
   logf=$out/logs/$impl-$prog-np$np-r$round.log
   [ -x "$out/bin/$prog.$impl" ] || return 0
   log "round $round: $impl: $prog at $np ranks"
-  local rc=0
-  launch "$impl" "$np" "$out/bin/$prog.$impl" -r "$reps" -t "$target" >"$logf" 2>&1 || rc=$?
+  local rc=0 sel=()
+  [ "$prog" = collbench ] && [ -n "$cases" ] && sel=(-c "$cases")
+  launch "$impl" "$np" "$out/bin/$prog.$impl" -r "$reps" -t "$target" "${sel[@]}" >"$logf" 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || log "$impl: $prog at $np ranks failed (exit $rc; see $logf)"
   # Keep whatever completed before a failure.
   awk -v impl="$impl" -v round="$round" '$1 == "BENCH" {
@@ -204,7 +210,7 @@ run_all() {
   for round in $(seq "$rounds"); do
     order=$ready
     [ $((round % 2)) -eq 0 ] && order=$reversed
-    for impl in $order; do run_prog "$impl" 2 pingpong "$round"; done
+    [ -n "$cases" ] || for impl in $order; do run_prog "$impl" 2 pingpong "$round"; done
     for np in $nps; do
       for impl in $order; do run_prog "$impl" "$np" collbench "$round"; done
     done

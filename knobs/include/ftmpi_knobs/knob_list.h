@@ -77,6 +77,18 @@
              1.0 * (1ull << 62), "", "collectives",                                             \
              "bytes per peer from which alltoall(v) uses pairwise exchange, not everything at " \
              "once")                                                                            \
+  FTMPI_KNOB(coll_barrier_fan, "FTMPI_COLL_BARRIER_FAN", integer, "8", 0, 1e9, "",             \
+             "collectives",                                                                     \
+             "members up to which barrier is a fan-in/fan-out through the first member, not "   \
+             "dissemination")                                                                   \
+  FTMPI_KNOB(coll_allreduce_fan, "FTMPI_COLL_ALLREDUCE_FAN", integer, "8", 0, 1e9, "",         \
+             "collectives",                                                                     \
+             "members up to which a short allreduce is a fan-in/fan-out through the first "     \
+             "member, not recursive doubling")                                                  \
+  FTMPI_KNOB(coll_alltoall_fan, "FTMPI_COLL_ALLTOALL_FAN", integer, "8", 0, 1e9, "",           \
+             "collectives",                                                                     \
+             "members up to which an alltoall of blocks up to 256 B goes through the first "    \
+             "member (from 3 members), not every message at once")                              \
   /* ---- transport ---- */                                                                     \
   FTMPI_KNOB(provider, "FTMPI_PROVIDER", text, "shm", 0, 0, "", "transport",                    \
              "shm: ftmpi's own shared memory (one host, libfabric never loaded); or a "         \

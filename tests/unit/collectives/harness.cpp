@@ -80,12 +80,20 @@ std::vector<NamedTuning> tunings() {
   large.scatter_large = 1;
   large.allgather_large = 1;
   large.alltoall_large = 1;
+  large.barrier_fan = 0;  // dissemination and recursive doubling at every size
+  large.allreduce_fan = 0;
+  large.alltoall_fan = 0;
+  Tuning fan;  // fan-in/fan-out at every member count (the defaults use it for few only)
+  fan.barrier_fan = ~std::size_t{0};
+  fan.allreduce_fan = ~std::size_t{0};
+  fan.alltoall_fan = ~std::size_t{0};
   Tuning chain = large;
   chain.bcast_pipeline = 1;
   chain.bcast_segment = 7;  // odd, so the last segment is short
   return {{"short-message algorithms", small},
           {"long-message algorithms", large},
-          {"pipelined bcast", chain}};
+          {"pipelined bcast", chain},
+          {"fan-in/fan-out", fan}};
 }
 
 namespace {

@@ -20,6 +20,14 @@
 //   FTMPI_COLL_SCATTER_LARGE         same for scatter                           (16384)
 //   FTMPI_COLL_ALLGATHER_LARGE       total gathered bytes at or above which allgather uses a
 //                                    ring instead of Bruck's algorithm          (65536)
+//   FTMPI_COLL_BARRIER_FAN           members up to which barrier is a fan-in/fan-out through
+//                                    the first member instead of dissemination  (8)
+//   FTMPI_COLL_ALLREDUCE_FAN         members up to which a short allreduce (below
+//                                    FTMPI_COLL_ALLREDUCE_LARGE) is a fan-in/fan-out through
+//                                    the first member instead of recursive doubling (8)
+//   FTMPI_COLL_ALLTOALL_FAN          members up to which an alltoall of blocks up to 256 bytes
+//                                    goes through the first member (fan-in/fan-out) instead
+//                                    of every message posted at once; from 3 members  (8)
 //   FTMPI_COLL_ALLTOALL_LARGE        bytes per peer at or above which alltoall(v) uses
 //                                    pairwise exchange instead of posting everything at once
 //                                                                               (32768)
@@ -43,6 +51,9 @@ struct Tuning {
   std::size_t scatter_large = 16384;
   std::size_t allgather_large = 65536;
   std::size_t alltoall_large = 32768;
+  std::size_t barrier_fan = 8;    // a member count, not bytes
+  std::size_t allreduce_fan = 8;  // a member count, not bytes
+  std::size_t alltoall_fan = 8;   // a member count, not bytes
 };
 
 // The thresholds in force: the environment, read on the first call.

@@ -1,0 +1,30 @@
+// Fan-in/fan-out through the first member, for a few members and short data: every other
+// member sends to the first one and waits for its answer. Two message latencies and one wait
+// per member, against ceil(log2 n) dependent rounds (and waits) of dissemination or recursive
+// doubling. When ranks outnumber cores every wait is a process switched out and back in, so
+// fewer waits win there (tests/bench/coll_switches.c counts them); the first member's 2(n-1)
+// messages bound it to small n (tuning.h: FTMPI_COLL_BARRIER_FAN, FTMPI_COLL_ALLREDUCE_FAN).
+// Open MPI's tuned component picks the same shape (basic linear) for a 4-rank barrier.
+#pragma once
+
+#include "group.h"
+
+namespace ftmpi::coll::detail {
+
+// Barrier: zero-byte messages in and out. A member leaves only after the first member heard
+// from everyone, as with dissemination (what ATOMIC mode's settle relies on).
+Status fan_barrier(const Group& g, P2P& p2p);
+
+// Allreduce of `result` (holding my input): the first member combines every contribution in
+// rank order (valid for non-commutative operations) and sends the result back, so all members
+// get bit-identical bytes and a clean finish implies every member contributed.
+Status fan_allreduce(const Group& g, P2P& p2p, const Reduction& r, unsigned char* result);
+
+// Alltoall of uniform blocks (`block` bytes per communicator rank, slots indexed by
+// communicator rank as in alltoall()): every other member sends its whole row to the first
+// member, which transposes and sends each member its column: 2(n - 1) messages instead of
+// n(n - 1), one wait per member. Meant for short blocks (the first member moves n^2 of them).
+Status fan_alltoall(const Group& g, P2P& p2p, const unsigned char* send, unsigned char* recv,
+                    std::size_t block);
+
+}  // namespace ftmpi::coll::detail
