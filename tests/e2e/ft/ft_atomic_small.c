@@ -1,6 +1,8 @@
 /* Small ATOMIC collectives under failure (SPEC 4.4, issue 17 item 4):  ft_atomic_small VICTIM
  * Every rank loops over 8 B collectives: MPI_Allreduce, MPI_Barrier, MPI_Allgather (one long),
- * MPI_Bcast and MPI_Reduce from a rotating root, MPI_Allreduce in place. From iteration 200
+ * MPI_Bcast and MPI_Reduce from a rotating root, MPI_Allreduce in place, MPI_Alltoall (one
+ * long per peer; it goes through the agreement, and up to 8 ranks through the first member's
+ * fan-in/fan-out, collectives/src/fan.h, as barrier and allreduce do). From iteration 200
  * on the victim SIGKILLs itself after a random 0-2 ms, which lands inside one of them (they
  * take microseconds each). All of them settle without an agreement when nothing fails
  * (coll_outcome.h; bcast and reduce through the algorithms ATOMIC mode switches them to): a
@@ -37,6 +39,7 @@ int main(int argc, char **argv) {
   int coll_mode = 0;
   FTMPI_Comm_get_coll_mode(MPI_COMM_WORLD, &coll_mode);
   long *all = malloc(sizeof(long) * (size_t)size);
+  long *to_each = malloc(sizeof(long) * (size_t)size);
   int bad = 0, first_error = -1, calls = 0;
   for (int it = 0; it < MAX_ITERS && first_error < 0; it++) {
     if (rank == victim && it == WARM) {
@@ -76,6 +79,13 @@ int main(int argc, char **argv) {
       calls++;
       bad += rc == MPI_SUCCESS && inplace != (long)size * (it + 1);
     }
+    if (rc == MPI_SUCCESS) {
+      for (int r = 0; r < size; r++) to_each[r] = rank * 1000003L + r * 1009L + it;
+      rc = MPI_Alltoall(to_each, 1, MPI_LONG, all, 1, MPI_LONG, MPI_COMM_WORLD);
+      calls++;
+      for (int r = 0; rc == MPI_SUCCESS && r < size; r++)
+        bad += all[r] != r * 1000003L + rank * 1009L + it;
+    }
     if (rc != MPI_SUCCESS) first_error = calls;
   }
   MPI_Comm repaired;
@@ -97,8 +107,9 @@ int main(int argc, char **argv) {
            victim, coll_mode == FTMPI_COLL_MODE_ATOMIC ? "ATOMIC" : "RELAXED");
     for (int i = 0; i < n; i++) printf(" %d", notes[i]);
     printf(" (call %d is %s)\n", notes[0],
-           notes[0] <= 0 ? "none" : (const char *[]){"in-place allreduce", "allreduce", "barrier",
-                                                    "allgather", "bcast", "reduce"}[notes[0] % 6]);
+           notes[0] <= 0 ? "none"
+                         : (const char *[]){"alltoall", "allreduce", "barrier", "allgather", "bcast",
+                                            "reduce", "in-place allreduce"}[notes[0] % 7]);
     if (allbad == 0 && notes[0] > 0 && same && n == size - 1)
       printf("ft_atomic_small OK (same outcome everywhere)\n");
     else
@@ -107,6 +118,7 @@ int main(int argc, char **argv) {
   }
   free(notes);
   free(all);
+  free(to_each);
   MPI_Comm_free(&repaired);
   MPI_Finalize();
   return 0;
