@@ -14,16 +14,20 @@ std::atomic<bool> LibraryLock::on_{false};
 std::mutex LibraryLock::mutex_;
 std::atomic<int> LibraryLock::waiting_{0};
 std::atomic<std::uint64_t> LibraryLock::handovers_{0};
-thread_local int LibraryLock::depth_ = 0;
-thread_local bool LibraryLock::adopted_ = false;
+thread_local int LibraryLock::depth_ FTMPI_TLS_FAST = 0;
+thread_local bool LibraryLock::adopted_ FTMPI_TLS_FAST = false;
 std::atomic<int> LibraryLock::waiters_{0};
 std::atomic<std::uint32_t> LibraryLock::parked_{0};
 
 void LibraryLock::acquire() {
-  waiting_.fetch_add(1, std::memory_order_relaxed);
-  mutex_.lock();
-  waiting_.fetch_sub(1, std::memory_order_relaxed);
-  handovers_.fetch_add(1, std::memory_order_relaxed);
+  // Uncontended (one application thread, the agent asleep): one atomic operation; queued
+  // threads are counted only when they really queue.
+  if (!mutex_.try_lock()) {
+    waiting_.fetch_add(1, std::memory_order_relaxed);
+    mutex_.lock();
+    waiting_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  handovers_.store(handovers_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 void LibraryLock::enter() {

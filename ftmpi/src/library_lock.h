@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <mutex>
 
+#define FTMPI_TLS_FAST __attribute__((tls_model("initial-exec")))
+
 namespace ftmpi {
 
 class WaitPolicy;
@@ -123,9 +125,13 @@ class LibraryLock {
   static std::atomic<bool> on_;
   static std::mutex mutex_;
   static std::atomic<int> waiting_;             // threads blocked in acquire()
-  static std::atomic<std::uint64_t> handovers_;  // acquisitions so far (see idle_released)
-  static thread_local int depth_;
-  static thread_local bool adopted_;  // this thread adopted the lock in its current call
+  // Acquisitions so far (see idle_released); only the holder writes it, so no RMW.
+  static std::atomic<std::uint64_t> handovers_;
+  // initial-exec: read without a __tls_get_addr call, since every entry point touches depth_
+  // once the lock is on (libftmpi is linked by the program, so its few bytes of static TLS
+  // are reserved at load; also fits glibc's surplus when a language binding dlopens us).
+  static thread_local int depth_ FTMPI_TLS_FAST;
+  static thread_local bool adopted_ FTMPI_TLS_FAST;  // this thread adopted the lock in its current call
   static std::atomic<int> waiters_;          // threads inside Waiting
   static std::atomic<std::uint32_t> parked_;  // futex word: 1 while the agent parks
 };
