@@ -11,7 +11,7 @@
 namespace ftmpi {
 
 std::atomic<bool> LibraryLock::on_{false};
-std::mutex LibraryLock::mutex_;
+FutexMutex LibraryLock::mutex_;
 std::atomic<int> LibraryLock::waiting_{0};
 std::atomic<std::uint64_t> LibraryLock::handovers_{0};
 thread_local int LibraryLock::depth_ FTMPI_TLS_FAST = 0;

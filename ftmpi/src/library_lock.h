@@ -19,7 +19,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
+
+#include "futex_mutex.h"
 
 #define FTMPI_TLS_FAST __attribute__((tls_model("initial-exec")))
 
@@ -100,7 +101,7 @@ class LibraryLock {
   static bool app_waiting() { return waiters_.load(std::memory_order_acquire) > 0; }
   // The agent: blocks while app_waiting(), at most timeout_ms.
   static void park(int timeout_ms);
-  // Without the lock: lets a thread blocked taking it have it first (std::mutex is not fair).
+  // Without the lock: lets a thread blocked taking it have it first (the mutex is not fair).
   static void yield_to_waiters();
 
   // Gives the lock up for a scope if this thread holds it (MPI_Finalize joining the agent).
@@ -123,7 +124,7 @@ class LibraryLock {
   static void unpark();
 
   static std::atomic<bool> on_;
-  static std::mutex mutex_;
+  static FutexMutex mutex_;
   static std::atomic<int> waiting_;             // threads blocked in acquire()
   // Acquisitions so far (see idle_released); only the holder writes it, so no RMW.
   static std::atomic<std::uint64_t> handovers_;
@@ -131,7 +132,8 @@ class LibraryLock {
   // once the lock is on (libftmpi is linked by the program, so its few bytes of static TLS
   // are reserved at load; also fits glibc's surplus when a language binding dlopens us).
   static thread_local int depth_ FTMPI_TLS_FAST;
-  static thread_local bool adopted_ FTMPI_TLS_FAST;  // this thread adopted the lock in its current call
+  // This thread adopted the lock in its current call.
+  static thread_local bool adopted_ FTMPI_TLS_FAST;
   static std::atomic<int> waiters_;          // threads inside Waiting
   static std::atomic<std::uint32_t> parked_;  // futex word: 1 while the agent parks
 };

@@ -54,7 +54,7 @@ void ProgressAgent::stop() {
 ProgressAgent::Burst ProgressAgent::burst() {
   LibraryLock::Hold hold;
   // A bound on one hold of the lock, so that a stream of messages does not keep the
-  // application's next MPI call out (std::mutex is not fair; see LibraryLock::idle_released).
+  // application's next MPI call out (the library lock is not fair; see LibraryLock::idle_released).
   constexpr int kMaxPolls = 256;
   int idle = 0;
   for (int polls = 0; polls < kMaxPolls; ++polls) {
