@@ -112,6 +112,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
   Comm* comm = r->comm;
+  if (r->kind == Request::Kind::nbc) lib().nbc.wait(r);  // the usual case runs to its end here
   lib().engine.wait_until([r] { return request_done(r); });
   return raise_code(comm, request_finish(r, status, request));
 }
@@ -153,6 +154,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     }
     Request* r = pool.find(requests[i]);
     Comm* comm = r->comm;
+    if (r->kind == Request::Kind::nbc) lib().nbc.wait(r);  // as in MPI_Wait
     lib().engine.wait_until([r] { return request_done(r); });
     int e = request_finish(r, st, &requests[i]);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;

@@ -103,17 +103,31 @@ class Engine {
   // Under MPI_THREAD_MULTIPLE the library lock is given up while idle (library_lock.h), so
   // other threads call MPI meanwhile and done() is evaluated again after they did.
   // On a fiber (a nonblocking collective, fiber.h) it does not block: between checks it hands
-  // control back to whoever resumed it (who holds the lock, if any, all along).
+  // control back to whoever resumed it (who holds the lock, if any, all along) — unless that
+  // resumer is MPI_Wait on this collective alone (Fiber::may_block, Nbc::wait): then it
+  // waits here like a blocking call, so a round costs no fiber switches and the back-off is
+  // the blocking call's (reset by every message, not only by the whole collective's end).
   template <typename Done>
   void wait_until(Done&& done) {
     if (Fiber::running()) {
       while (!done()) {
+        if (Fiber::may_block()) {  // the resumer is inside Waiting already (Nbc::wait)
+          block_until(done, /*on_fiber=*/true);
+          continue;
+        }
         progress();
         Fiber::yield();
       }
       return;
     }
     LibraryLock::Waiting waiting;  // the progress agent keeps out meanwhile
+    block_until(done, /*on_fiber=*/false);
+  }
+  // wait_until's blocking loop. On a fiber that may block (Fiber::may_block) it returns early
+  // once blocking is withdrawn (another nonblocking collective started meanwhile: that one
+  // needs the background steps only the resumer's loop runs), and the fiber yields again.
+  template <typename Done>
+  [[gnu::always_inline]] void block_until(Done& done, bool on_fiber) {
     WaitPolicy policy = wait_policy_;  // this wait's own back-off: several threads may wait
     policy.reset();
     while (!done()) {
@@ -128,6 +142,7 @@ class Engine {
       } else {
         policy.idle();
       }
+      if (on_fiber && !Fiber::may_block()) return;
     }
   }
   // Work every progress call outside a fiber drives as well: the pending nonblocking

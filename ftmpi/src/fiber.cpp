@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -19,6 +20,46 @@
 #endif
 #ifdef FTMPI_FIBER_ASAN
 #include <sanitizer/common_interface_defs.h>
+#endif
+
+#ifdef FTMPI_FIBER_SWITCH_ASM
+// ftmpi_fiber_switch(save, to): saves the callee-saved registers and the SSE/x87 control words
+// on the current stack, stores its stack pointer in *save, loads `to` and restores the same
+// from there. A new fiber's stack is laid out (Fiber::Fiber) so that its first load "returns"
+// into ftmpi_fiber_start.
+extern "C" void ftmpi_fiber_switch(void** save, void* to);
+asm(R"(
+  .text
+  .p2align 4
+  .globl ftmpi_fiber_switch
+  .hidden ftmpi_fiber_switch
+  .type ftmpi_fiber_switch, @function
+ftmpi_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size ftmpi_fiber_switch, .-ftmpi_fiber_switch
+  .section .note.GNU-stack,"",@progbits
+  .text
+)");
 #endif
 
 namespace ftmpi {
@@ -41,11 +82,18 @@ std::size_t page_bytes() {
 
 struct StackPool {
   std::vector<unsigned char*> free;
-  ~StackPool() {
-    for (unsigned char* s : free) munmap(s - page_bytes(), kStackBytes + page_bytes());
-  }
+  ~StackPool();
 };
 thread_local StackPool t_stacks;
+// The main thread's thread-locals are destroyed before the static objects, among them the
+// library and the fibers its nonblocking collectives keep: a stack given back after that is
+// unmapped at once.
+thread_local bool t_stacks_gone = false;
+
+StackPool::~StackPool() {
+  t_stacks_gone = true;
+  for (unsigned char* s : free) munmap(s - page_bytes(), kStackBytes + page_bytes());
+}
 
 unsigned char* take_stack() {
   if (!t_stacks.free.empty()) {
@@ -66,7 +114,7 @@ unsigned char* take_stack() {
 }
 
 void give_stack(unsigned char* s) {
-  if (t_stacks.free.size() < kKeptStacks) {
+  if (!t_stacks_gone && t_stacks.free.size() < kKeptStacks) {
     t_stacks.free.push_back(s);
   } else {
     munmap(s - page_bytes(), kStackBytes + page_bytes());
@@ -78,19 +126,51 @@ void give_stack(unsigned char* s) {
 thread_local Fiber* Fiber::current_ = nullptr;
 std::atomic<int> Fiber::resumed_{0};
 
+#ifdef FTMPI_FIBER_SWITCH_ASM
+extern "C" [[noreturn]] void ftmpi_fiber_start() {
+  Fiber::start();
+}
+#endif
+
 Fiber::Fiber(std::function<void()> body) : body_(std::move(body)) {
   stack_ = take_stack();
+  prepare();
+}
+
+void Fiber::restart() {
+  finished_ = false;
+  prepare();
+}
+
+void Fiber::prepare() {
+#ifdef FTMPI_FIBER_SWITCH_ASM
+  // From the top: 8 bytes of padding (ftmpi_fiber_start's own return address, never used),
+  // the address the first switch returns to (16-byte aligned, so the function starts with the
+  // stack as after a call), rbp rbx r12-r15 (zero), then the control words, this thread's.
+  auto* top = reinterpret_cast<std::uintptr_t*>(stack_ + kStackBytes);
+  top[-1] = 0;
+  top[-2] = reinterpret_cast<std::uintptr_t>(&ftmpi_fiber_start);
+  for (int i = 3; i <= 8; ++i) top[-i] = 0;
+  std::uint32_t mxcsr = 0;
+  std::uint16_t fpu_cw = 0;
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  asm volatile("fnstcw %0" : "=m"(fpu_cw));
+  top[-9] = static_cast<std::uintptr_t>(mxcsr) | static_cast<std::uintptr_t>(fpu_cw) << 32;
+  sp_ = &top[-9];
+#else
   getcontext(&context_);
   context_.uc_stack.ss_sp = stack_;
   context_.uc_stack.ss_size = kStackBytes;
   context_.uc_link = nullptr;  // the body never returns through the trampoline (switch_out)
-  makecontext(&context_, &Fiber::entry, 0);
+  makecontext(&context_, &Fiber::start, 0);
+#endif
 }
 
 Fiber::~Fiber() { give_stack(stack_); }
 
 bool Fiber::resume() {
   if (finished_) return true;
+  active_.store(true, std::memory_order_relaxed);
   Fiber* outer = current_;
   resumed_.fetch_add(1, std::memory_order_relaxed);
   current_ = this;
@@ -98,16 +178,21 @@ bool Fiber::resume() {
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, stack_, kStackBytes);
 #endif
+#ifdef FTMPI_FIBER_SWITCH_ASM
+  ftmpi_fiber_switch(&caller_sp_, sp_);
+#else
   swapcontext(&caller_, &context_);
+#endif
 #ifdef FTMPI_FIBER_ASAN
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
   current_ = outer;
   resumed_.fetch_sub(1, std::memory_order_relaxed);
+  active_.store(false, std::memory_order_relaxed);
   return finished_;
 }
 
-void Fiber::entry() {
+void Fiber::start() {
   Fiber* self = current_;
 #ifdef FTMPI_FIBER_ASAN
   __sanitizer_finish_switch_fiber(nullptr, &self->caller_bottom_, &self->caller_size_);
@@ -121,6 +206,7 @@ void Fiber::entry() {
   }
   self->finished_ = true;
   self->switch_out(true);
+  __builtin_unreachable();  // a finished fiber is never resumed
 }
 
 void Fiber::yield() {
@@ -136,7 +222,11 @@ void Fiber::switch_out(bool final) {
 #else
   (void)final;
 #endif
+#ifdef FTMPI_FIBER_SWITCH_ASM
+  ftmpi_fiber_switch(&sp_, caller_sp_);
+#else
   swapcontext(&context_, &caller_);
+#endif
 #ifdef FTMPI_FIBER_ASAN
   __sanitizer_finish_switch_fiber(fake_stack_, &caller_bottom_, &caller_size_);
 #endif

@@ -5,7 +5,13 @@
 // step at a time while the application computes. One thread only; fibers never nest.
 #pragma once
 
+// x86-64 switches stacks with a few instructions (fiber.cpp): swapcontext also saves and
+// restores the signal mask, a system call per switch (two per round of a collective).
+#if defined(__x86_64__) && defined(__linux__)
+#define FTMPI_FIBER_SWITCH_ASM 1
+#else
 #include <ucontext.h>
+#endif
 
 #include <atomic>
 #include <cstddef>
@@ -22,7 +28,22 @@ class Fiber {
 
   // Runs the body until it yields or returns; true once it has returned.
   bool resume();
+  // A finished fiber runs its body again from the start, on the same stack (nbc.cpp reuses
+  // its fibers: a fresh one costs a constructor and stack setup per nonblocking collective).
+  void restart();
   bool finished() const { return finished_; }
+  // Being resumed right now (by some thread): nobody else may resume it meanwhile.
+  bool active() const { return active_.load(std::memory_order_relaxed); }
+
+  // Whoever resumes it next waits for nothing else (MPI_Wait on its collective alone, nbc.h):
+  // the body's waits may then block on this thread with the blocking calls' wait policy
+  // (Engine::wait_until) instead of yielding after every poll. Cleared by any thread (under
+  // the library lock) as soon as that stops being true; the body looks before every back-off.
+  void set_may_block(bool on) { may_block_.store(on, std::memory_order_relaxed); }
+  // On a fiber whose resumer allowed blocking (set_may_block).
+  static bool may_block() {
+    return current_ != nullptr && current_->may_block_.load(std::memory_order_relaxed);
+  }
 
   // On a fiber: back to whoever resumed it. Returns when it is resumed again.
   static void yield();
@@ -36,14 +57,26 @@ class Fiber {
   }
 
  private:
-  static void entry();
+  // Where a new fiber begins (public for the assembly trampoline only).
+ public:
+  [[noreturn]] static void start();
+
+ private:
   void switch_out(bool final);
+  void prepare();  // lays out the stack (or context) so that the next resume runs start()
 
   std::function<void()> body_;
+#ifdef FTMPI_FIBER_SWITCH_ASM
+  void* sp_ = nullptr;         // the fiber's saved stack pointer while it is not running
+  void* caller_sp_ = nullptr;  // its resumer's, while it runs
+#else
   ucontext_t context_{};
   ucontext_t caller_{};
+#endif
   unsigned char* stack_ = nullptr;  // mapped, with a guard page at the low end
   bool finished_ = false;
+  std::atomic<bool> active_{false};
+  std::atomic<bool> may_block_{false};
   // AddressSanitizer's view of the stack switches (unused in other builds).
   void* fake_stack_ = nullptr;
   const void* caller_bottom_ = nullptr;

@@ -38,7 +38,18 @@ coll::View* Nbc::view() { return Fiber::running() && t_running != nullptr ? &t_r
 
 void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::function<int()> body,
                 Request** out, int* code) {
-  auto op = std::make_unique<Op>();
+  std::unique_ptr<Op> op;
+  if (!spare_.empty()) {
+    op = std::move(spare_.back());
+    spare_.pop_back();
+    op->fiber->restart();
+  } else {
+    op = std::make_unique<Op>();
+    Op* raw = op.get();
+    op->fiber = std::make_unique<Fiber>([raw] { raw->code = raw->body(); });
+  }
+  op->body = std::move(body);
+  op->code = MPI_SUCCESS;
   for (std::size_t i = 0; i < ntypes; ++i) {
     const MPI_Datatype t = types[i];
     const Datatype* d = nullptr;
@@ -57,10 +68,12 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::fun
   r->peer = MPI_PROC_NULL;
   op->request = r;
   Op* raw = op.get();
-  op->fiber = std::make_unique<Fiber>([raw, body = std::move(body)] { raw->code = body(); });
   // The engine's progress calls background() only while something is pending: no cost to
   // a process that has none.
   if (ops_.empty()) engine_->set_background(&Nbc::background, this);
+  // One that may be blocking in another thread's MPI_Wait (Nbc::wait) must step back: this
+  // one needs that thread's loop (or the agent) to run it.
+  for (const auto& other : ops_) other->fiber->set_may_block(false);
   ops_.push_back(std::move(op));
   run(raw);
   if (!r->complete) agent_.work_started();  // moves it on while the application computes
@@ -74,6 +87,9 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::fun
 }
 
 void Nbc::run(Op* op) {
+  // Under MPI_THREAD_MULTIPLE a fiber blocking in MPI_Wait (Nbc::wait) gives the library lock
+  // up while idle: another thread's test or progress leaves it to that thread.
+  if (op->fiber->active()) return;
   t_running = op;
   op->seen_events = engine_->events();
   const bool done = op->fiber->resume();
@@ -87,21 +103,38 @@ void Nbc::finish(Op* op) {
   r->complete = true;
   construct_->drop(op->comm);
   for (const Datatype* d : op->held) types_->release(d);
+  op->held.clear();
+  op->body = nullptr;  // the closure's captures go now
+  op->fiber->set_may_block(false);
   auto it = std::find_if(ops_.begin(), ops_.end(), [op](const auto& p) { return p.get() == op; });
-  ops_.erase(it);  // the fiber has returned: its stack goes back to the pool
+  // The fiber has returned: it and its stack wait for the next start.
+  if (spare_.size() < kSpareOps) spare_.push_back(std::move(*it));
+  ops_.erase(it);
   if (ops_.empty()) engine_->set_background(nullptr, nullptr);
+}
+
+Nbc::Op* Nbc::find(const Request* r) const {
+  for (const auto& op : ops_) {
+    if (op->request == r) return op.get();
+  }
+  return nullptr;
 }
 
 bool Nbc::poll(Request* r) {
   if (r->complete) return true;
   if (Fiber::running()) return false;  // a user function inside a collective: no nesting
-  for (const auto& op : ops_) {
-    if (op->request == r) {
-      run(op.get());
-      break;
-    }
-  }
+  if (Op* op = find(r)) run(op);
   return r->complete;
+}
+
+void Nbc::wait(Request* r) {
+  if (r->complete || Fiber::running() || ops_.size() != 1) return;
+  Op* op = ops_.front().get();
+  if (op->request != r || op->fiber->active()) return;
+  LibraryLock::Waiting waiting;  // the progress agent keeps out, as in a blocking wait
+  op->fiber->set_may_block(true);
+  run(op);  // may finish (and free) op
+  if (!r->complete) op->fiber->set_may_block(false);
 }
 
 bool Nbc::background(void* self, std::uint64_t events) {

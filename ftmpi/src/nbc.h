@@ -62,6 +62,11 @@ class Nbc {
              Request** out, int* code);
   // Drives an nbc request one step (MPI_Test/MPI_Wait); true once complete (r->error set).
   bool poll(Request* r);
+  // MPI_Wait on r: when it is the only one pending, runs it to its end on this thread with the
+  // blocking calls' wait policy (Fiber::set_may_block) — no fiber switch per round, no progress
+  // thread between the rounds. Returns early, r still pending, if another one starts meanwhile
+  // (another thread) or if others are pending (then the caller's wait loop steps them all).
+  void wait(Request* r);
   // MPI_Finalize, before the engine shuts down: the progress thread ends.
   void stop_progress() { agent_.stop(); }
 
@@ -79,7 +84,8 @@ class Nbc {
     int code = MPI_SUCCESS;
     std::uint64_t seen_events = 0;  // the engine's event count when it last ran
     std::vector<const Datatype*> held;
-    std::unique_ptr<Fiber> fiber;
+    std::function<int()> body;  // the blocking collective's call
+    std::unique_ptr<Fiber> fiber;  // runs body; made once, restarted on reuse
   };
 
  private:
@@ -87,11 +93,16 @@ class Nbc {
   static bool pending(void* self) { return !static_cast<Nbc*>(self)->ops_.empty(); }
   void run(Op* op);
   void finish(Op* op);
+  Op* find(const Request* r) const;
 
   Engine* engine_;
   Constructor* construct_;
   DatatypeTable* types_;
   std::vector<std::unique_ptr<Op>> ops_;  // pending, in the order started
+  // Finished ones kept for the next starts, with their fiber's stack and their vectors'
+  // capacity: a start then allocates nothing but the body's closure.
+  std::vector<std::unique_ptr<Op>> spare_;
+  static constexpr std::size_t kSpareOps = 8;
   std::uint64_t background_calls_ = 0;
   std::vector<Op*> runnable_;  // background(): the ones to resume this time
   ProgressAgent agent_;  // last: ends (joins) before the members it reads are destroyed

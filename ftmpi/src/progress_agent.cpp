@@ -29,6 +29,7 @@ void ProgressAgent::work_started() {
     FTMPI_DLOG("progress", "asynchronous progress thread started");
     return;
   }
+  if (active_.load(std::memory_order_relaxed)) return;  // the usual case: no mutex
   std::lock_guard<std::mutex> lock(mutex_);
   if (active_) return;
   active_ = true;

@@ -27,6 +27,7 @@
 // collective may therefore run on the agent's thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -72,7 +73,10 @@ class ProgressAgent {
   std::thread thread_;
   std::mutex mutex_;  // guards active_, stop_
   std::condition_variable cv_;
-  bool active_ = false;  // work may be outstanding: run
+  // Work may be outstanding: run. Written under mutex_ and, after the thread started, the
+  // library lock too (work_started's caller; the agent's burst), so a start may read it
+  // without mutex_ (a relaxed load: nothing to do when it is already set).
+  std::atomic<bool> active_{false};
   bool stop_ = false;
   // Nothing outstanding: the agent first looks every kTickMs (work_started does not wake it
   // meanwhile), and after kTicksBeforeSleep quiet looks sleeps until work_started wakes it.

@@ -1,7 +1,7 @@
 /* Nonblocking collectives next to their blocking versions, in one run (so machine load hits
  * both alike):  mpirun -n N ftmpi-nbc_cost [iterations]
- * For 8 B and 1 MiB allreduce, 8 B barrier and 64 KiB bcast: the median over rounds of the
- * mean time per call of the blocking call and of I<call> + MPI_Wait; then the overlap of a
+ * For 8 B and 1 MiB allreduce, barrier, 8 B and 64 KiB bcast: the median over rounds of the
+ * mean time per call of the blocking call and of I<call> + MPI_Wait (rounds alternate); then the overlap of a
  * 1 MiB Iallreduce with computation polled by MPI_Test (time of compute alone, of the
  * blocking call then compute, and of both overlapped). Prints one line per measurement. */
 #include <mpi.h>
@@ -21,29 +21,37 @@ static double median(double *v) {
   return v[ROUNDS / 2];
 }
 
-/* kind: 0 allreduce, 1 barrier, 2 bcast; nb: nonblocking + wait */
-static double run(int kind, int nb, double *in, double *out, int count, int iters) {
-  double t[ROUNDS];
-  for (int r = 0; r < ROUNDS; r++) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++) {
-      MPI_Request q;
-      if (kind == 0) {
-        if (nb) MPI_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
-        else MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      } else if (kind == 1) {
-        if (nb) MPI_Ibarrier(MPI_COMM_WORLD, &q);
-        else MPI_Barrier(MPI_COMM_WORLD);
-      } else {
-        if (nb) MPI_Ibcast(in, count, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q);
-        else MPI_Bcast(in, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-      }
-      if (nb) MPI_Wait(&q, MPI_STATUS_IGNORE);
+/* kind: 0 allreduce, 1 barrier, 2 bcast; nb: nonblocking + wait. One round's mean time. */
+static double round_time(int kind, int nb, double *in, double *out, int count, int iters) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; i++) {
+    MPI_Request q;
+    if (kind == 0) {
+      if (nb) MPI_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+      else MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else if (kind == 1) {
+      if (nb) MPI_Ibarrier(MPI_COMM_WORLD, &q);
+      else MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+      if (nb) MPI_Ibcast(in, count, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q);
+      else MPI_Bcast(in, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     }
-    t[r] = (MPI_Wtime() - t0) / iters;
+    if (nb) MPI_Wait(&q, MPI_STATUS_IGNORE);
   }
-  return median(t);
+  return (MPI_Wtime() - t0) / iters;
+}
+
+/* The median round of the blocking call; with nb_median, also of the nonblocking one, its
+ * rounds interleaved with the blocking ones (a change of the machine's load hits both). */
+static double run(int kind, double *nb_median, double *in, double *out, int count, int iters) {
+  double b[ROUNDS], n[ROUNDS];
+  for (int r = 0; r < ROUNDS; r++) {
+    b[r] = round_time(kind, 0, in, out, count, iters);
+    if (nb_median) n[r] = round_time(kind, 1, in, out, count, iters);
+  }
+  if (nb_median) *nb_median = median(n);
+  return median(b);
 }
 
 static double compute(double seconds) {
@@ -63,18 +71,18 @@ int main(int argc, char **argv) {
   double *in = calloc(big, sizeof(double)), *out = calloc(big, sizeof(double));
   struct { const char *name; int kind, count, iters; } m[] = {
     {"allreduce 8 B", 0, 1, iters}, {"allreduce 1 MiB", 0, big, iters / 20 + 1},
-    {"barrier", 1, 0, iters}, {"bcast 64 KiB", 2, 8192, iters / 4 + 1},
+    {"barrier", 1, 0, iters}, {"bcast 8 B", 2, 1, iters}, {"bcast 64 KiB", 2, 8192, iters / 4 + 1},
   };
   for (unsigned k = 0; k < sizeof m / sizeof m[0]; k++) {
-    double b = run(m[k].kind, 0, in, out, m[k].count, m[k].iters);
-    double n = run(m[k].kind, 1, in, out, m[k].count, m[k].iters);
+    double n = 0;
+    double b = run(m[k].kind, &n, in, out, m[k].count, m[k].iters);
     if (rank == 0) {
       printf("nbc_cost: np %d %-16s blocking %9.2f us  nonblocking+wait %9.2f us  ratio %.2f\n",
              size, m[k].name, b * 1e6, n * 1e6, n / b);
     }
   }
   /* overlap: a 1 MiB allreduce against as much computation as it takes */
-  double tcoll = run(0, 0, in, out, big, iters / 20 + 1), seq[ROUNDS], ovl[ROUNDS];
+  double tcoll = run(0, NULL, in, out, big, iters / 20 + 1), seq[ROUNDS], ovl[ROUNDS];
   for (int r = 0; r < ROUNDS; r++) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
