@@ -3,7 +3,6 @@
 // returned here, with no request), the rest runs as MPI_Test/MPI_Wait and the process's other
 // waits drive it. The buffers and count arrays are the application's until the request is
 // complete (MPI-3.1 5.12), so the body keeps pointers to them.
-#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <vector>
@@ -16,7 +15,7 @@ using namespace ftmpi;
 namespace {
 
 int start(const char* fn, MPI_Comm comm, MPI_Request* request, const MPI_Datatype* types,
-          std::size_t ntypes, std::function<int()> body) {
+          std::size_t ntypes, NbcBody&& body) {
   if (Err e = check_initialized(fn); e != Err::ok) return to_code(e);
   Comm* c = nullptr;
   if (Err e = lib().comms.lookup(comm, &c); e != Err::ok) return raise(nullptr, e);
@@ -36,7 +35,7 @@ int start(const char* fn, MPI_Comm comm, MPI_Request* request, const MPI_Datatyp
 }
 
 int start(const char* fn, MPI_Comm comm, MPI_Request* request,
-          std::initializer_list<MPI_Datatype> types, std::function<int()> body) {
+          std::initializer_list<MPI_Datatype> types, NbcBody&& body) {
   return start(fn, comm, request, types.begin(), types.size(), std::move(body));
 }
 

@@ -132,7 +132,7 @@ extern "C" [[noreturn]] void ftmpi_fiber_start() {
 }
 #endif
 
-Fiber::Fiber(std::function<void()> body) : body_(std::move(body)) {
+Fiber::Fiber(std::function<void()> body, void* owner) : body_(std::move(body)), owner_(owner) {
   stack_ = take_stack();
   prepare();
 }

@@ -21,7 +21,7 @@ namespace ftmpi {
 
 class Fiber {
  public:
-  explicit Fiber(std::function<void()> body);
+  explicit Fiber(std::function<void()> body, void* owner = nullptr);
   ~Fiber();  // a fiber is destroyed only once finished (or never resumed)
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
@@ -55,6 +55,13 @@ class Fiber {
   static bool running() {
     return resumed_.load(std::memory_order_relaxed) != 0 && current_ != nullptr;
   }
+  // The fiber whose body runs on this thread, or nullptr (as cheap as running()).
+  static Fiber* current() {
+    return resumed_.load(std::memory_order_relaxed) != 0 ? current_ : nullptr;
+  }
+  // What the creator tied to it (nbc.cpp: its collective), for its body's callees to find
+  // through current() without a thread-local of their own.
+  void* owner() const { return owner_; }
 
  private:
   // Where a new fiber begins (public for the assembly trampoline only).
@@ -66,6 +73,7 @@ class Fiber {
   void prepare();  // lays out the stack (or context) so that the next resume runs start()
 
   std::function<void()> body_;
+  void* owner_ = nullptr;
 #ifdef FTMPI_FIBER_SWITCH_ASM
   void* sp_ = nullptr;         // the fiber's saved stack pointer while it is not running
   void* caller_sp_ = nullptr;  // its resumer's, while it runs

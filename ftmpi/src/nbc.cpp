@@ -25,18 +25,18 @@ bool failure_class(int code) {
 
 }  // namespace
 
-namespace {
-thread_local Nbc::Op* t_running = nullptr;
-}  // namespace
-
-// Asked by every blocking collective too: the thread-local is read only while a fiber runs
-// (Fiber::running() answers from a process-wide count first, see fiber.h).
+// Asked by every blocking collective too: Fiber::current() answers from a process-wide count
+// first (fiber.h), so outside a nonblocking collective this costs no thread-local lookup.
 int Nbc::tag_offset() {
-  return Fiber::running() && t_running != nullptr ? t_running->tag_offset : 0;
+  const Fiber* f = Fiber::current();
+  return f != nullptr ? static_cast<const Op*>(f->owner())->tag_offset : 0;
 }
-coll::View* Nbc::view() { return Fiber::running() && t_running != nullptr ? &t_running->view : nullptr; }
+coll::View* Nbc::view() {
+  const Fiber* f = Fiber::current();
+  return f != nullptr ? &static_cast<Op*>(f->owner())->view : nullptr;
+}
 
-void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::function<int()> body,
+void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&& body,
                 Request** out, int* code) {
   std::unique_ptr<Op> op;
   if (!spare_.empty()) {
@@ -46,7 +46,7 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::fun
   } else {
     op = std::make_unique<Op>();
     Op* raw = op.get();
-    op->fiber = std::make_unique<Fiber>([raw] { raw->code = raw->body(); });
+    op->fiber = std::make_unique<Fiber>([raw] { raw->code = raw->body(); }, raw);
   }
   op->body = std::move(body);
   op->code = MPI_SUCCESS;
@@ -90,11 +90,8 @@ void Nbc::run(Op* op) {
   // Under MPI_THREAD_MULTIPLE a fiber blocking in MPI_Wait (Nbc::wait) gives the library lock
   // up while idle: another thread's test or progress leaves it to that thread.
   if (op->fiber->active()) return;
-  t_running = op;
   op->seen_events = engine_->events();
-  const bool done = op->fiber->resume();
-  t_running = nullptr;
-  if (done) finish(op);
+  if (op->fiber->resume()) finish(op);
 }
 
 void Nbc::finish(Op* op) {
@@ -104,7 +101,7 @@ void Nbc::finish(Op* op) {
   construct_->drop(op->comm);
   for (const Datatype* d : op->held) types_->release(d);
   op->held.clear();
-  op->body = nullptr;  // the closure's captures go now
+  op->body.reset();  // the closure's captures go now
   op->fiber->set_may_block(false);
   auto it = std::find_if(ops_.begin(), ops_.end(), [op](const auto& p) { return p.get() == op; });
   // The fiber has returned: it and its stack wait for the next start.

@@ -32,7 +32,6 @@
 
 #include <cstdint>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +39,7 @@
 #include "engine.h"
 #include "error.h"
 #include "fiber.h"
+#include "nbc_body.h"
 #include "progress_agent.h"
 #include "request.h"
 
@@ -58,7 +58,7 @@ class Nbc {
   // failure (an argument error), there is no request: *out is nullptr and *code the error.
   // The communicator and `types` (valid ones; MPI_DATATYPE_NULL is skipped) are held until the
   // end, so the application may free them meanwhile (MPI-3.1 5.12).
-  void start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, std::function<int()> body,
+  void start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&& body,
              Request** out, int* code);
   // Drives an nbc request one step (MPI_Test/MPI_Wait); true once complete (r->error set).
   bool poll(Request* r);
@@ -84,7 +84,7 @@ class Nbc {
     int code = MPI_SUCCESS;
     std::uint64_t seen_events = 0;  // the engine's event count when it last ran
     std::vector<const Datatype*> held;
-    std::function<int()> body;  // the blocking collective's call
+    NbcBody body;  // the blocking collective's call
     std::unique_ptr<Fiber> fiber;  // runs body; made once, restarted on reuse
   };
 
@@ -100,7 +100,7 @@ class Nbc {
   DatatypeTable* types_;
   std::vector<std::unique_ptr<Op>> ops_;  // pending, in the order started
   // Finished ones kept for the next starts, with their fiber's stack and their vectors'
-  // capacity: a start then allocates nothing but the body's closure.
+  // capacity: a start then allocates nothing.
   std::vector<std::unique_ptr<Op>> spare_;
   static constexpr std::size_t kSpareOps = 8;
   std::uint64_t background_calls_ = 0;
