@@ -1,4 +1,4 @@
-// Allreduce, two algorithms (threshold in tuning.h), and for short data among at most
+// Allreduce, two algorithms (threshold in tuning.h), and for short data among 3 to
 // FTMPI_COLL_ALLREDUCE_FAN members a fan-in/fan-out through the first member (fan.h):
 // - recursive doubling: log2(n) exchanges of the whole vector; short messages, and every
 //   non-commutative operation (partners always hold adjacent rank ranges, so combining the
@@ -197,9 +197,11 @@ Status allreduce(const View& view, P2P& p2p, const void* sendbuf, void* recvbuf,
   if (!is_in_place(sendbuf)) copy_bytes(result, sendbuf, r.bytes());
   if (n == 1 || r.bytes() == 0) return Status::ok;
   if (large) return rabenseifner(g, p2p, r, nullptr, result);
-  // Short data among few members: fan-in/fan-out (fan.h). Its scratch holds n - 1 vectors,
-  // so it stays below the long-message threshold whatever the operation.
-  if (static_cast<std::size_t>(n) <= tuning().allreduce_fan && r.bytes() < tuning().allreduce_large) {
+  // Short data among 3 to ALLREDUCE_FAN members: fan-in/fan-out (fan.h; at 2 members one
+  // exchange is a single message latency, the fan two in a row). Its scratch holds n - 1
+  // vectors, so it stays below the long-message threshold whatever the operation.
+  if (n >= 3 && static_cast<std::size_t>(n) <= tuning().allreduce_fan &&
+      r.bytes() < tuning().allreduce_large) {
     return fan_allreduce(g, p2p, r, result);
   }
   return recursive_doubling(g, p2p, r, result);

@@ -1,7 +1,7 @@
 // Dissemination barrier (Hensgen, Finkel, Manber): in round k every member signals the member
 // 2^k ahead and waits for the one 2^k behind, so after ceil(log2 n) rounds each member has
 // transitively heard from all others. Works for any n, unlike pairwise recursive doubling.
-// Up to FTMPI_COLL_BARRIER_FAN members: a fan-in/fan-out through the first member instead
+// From 3 to FTMPI_COLL_BARRIER_FAN members: a fan-in/fan-out through the first member instead
 // (fan.h: one wait per member instead of ceil(log2 n)).
 #include "fan.h"
 #include "ftmpi/coll/tuning.h"
@@ -17,7 +17,8 @@ Status barrier(const View& view, P2P& p2p) {
   const int n = g.size();
   const int me = g.me();
   if (n == 1) return Status::ok;
-  if (static_cast<std::size_t>(n) <= tuning().barrier_fan) return fan_barrier(g, p2p);
+  // Two members: one exchange is a single message latency, the fan two in a row.
+  if (n >= 3 && static_cast<std::size_t>(n) <= tuning().barrier_fan) return fan_barrier(g, p2p);
   // Zero-byte messages; the P2P layer is given a valid address all the same.
   unsigned char token_out = 0, token_in = 0;
   for (int dist = 1; dist < n; dist <<= 1) {

@@ -3,7 +3,8 @@
 // per member, against ceil(log2 n) dependent rounds (and waits) of dissemination or recursive
 // doubling. When ranks outnumber cores every wait is a process switched out and back in, so
 // fewer waits win there (tests/bench/coll_switches.c counts them); the first member's 2(n-1)
-// messages bound it to small n (tuning.h: FTMPI_COLL_BARRIER_FAN, FTMPI_COLL_ALLREDUCE_FAN).
+// messages bound it to small n (tuning.h: FTMPI_COLL_BARRIER_FAN, FTMPI_COLL_ALLREDUCE_FAN,
+// FTMPI_COLL_ALLTOALL_FAN), and two hops in a row lose to one exchange at n = 2: from 3 on.
 // Open MPI's tuned component picks the same shape (basic linear) for a 4-rank barrier.
 #pragma once
 

@@ -79,12 +79,12 @@
              "once")                                                                            \
   FTMPI_KNOB(coll_barrier_fan, "FTMPI_COLL_BARRIER_FAN", integer, "8", 0, 1e9, "",             \
              "collectives",                                                                     \
-             "members up to which barrier is a fan-in/fan-out through the first member, not "   \
-             "dissemination")                                                                   \
+             "members up to which barrier is a fan-in/fan-out through the first member (from "  \
+             "3 members), not dissemination")                                                   \
   FTMPI_KNOB(coll_allreduce_fan, "FTMPI_COLL_ALLREDUCE_FAN", integer, "8", 0, 1e9, "",         \
              "collectives",                                                                     \
              "members up to which a short allreduce is a fan-in/fan-out through the first "     \
-             "member, not recursive doubling")                                                  \
+             "member (from 3 members), not recursive doubling")                                 \
   FTMPI_KNOB(coll_alltoall_fan, "FTMPI_COLL_ALLTOALL_FAN", integer, "8", 0, 1e9, "",           \
              "collectives",                                                                     \
              "members up to which an alltoall of blocks up to 256 B goes through the first "    \

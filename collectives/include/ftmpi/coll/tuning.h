@@ -21,10 +21,12 @@
 //   FTMPI_COLL_ALLGATHER_LARGE       total gathered bytes at or above which allgather uses a
 //                                    ring instead of Bruck's algorithm          (65536)
 //   FTMPI_COLL_BARRIER_FAN           members up to which barrier is a fan-in/fan-out through
-//                                    the first member instead of dissemination  (8)
+//                                    the first member instead of dissemination; from 3
+//                                    members                                    (8)
 //   FTMPI_COLL_ALLREDUCE_FAN         members up to which a short allreduce (below
 //                                    FTMPI_COLL_ALLREDUCE_LARGE) is a fan-in/fan-out through
-//                                    the first member instead of recursive doubling (8)
+//                                    the first member instead of recursive doubling; from
+//                                    3 members                                  (8)
 //   FTMPI_COLL_ALLTOALL_FAN          members up to which an alltoall of blocks up to 256 bytes
 //                                    goes through the first member (fan-in/fan-out) instead
 //                                    of every message posted at once; from 3 members  (8)
