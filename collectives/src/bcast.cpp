@@ -175,11 +175,16 @@ Status bcast(const View& view, P2P& p2p, void* buf, std::size_t bytes, int root)
   if (root_v < 0) return Status::invalid;
   const int n = g.size();
   if (n == 1 || bytes == 0) return Status::ok;
+  // With two members every algorithm degenerates to one transfer: a single message, without
+  // the tree's bookkeeping (a request list, the thresholds; ~60 instructions of an 8 B call).
+  if (n == 2) {
+    return g.me() == root_v ? p2p.send(g.rank(1 - root_v), buf, bytes, tag::bcast)
+                            : p2p.recv(g.rank(root_v), buf, bytes, tag::bcast);
+  }
   const Rooted t{g, root_v, (g.me() - root_v + n) % n};
   auto* b = bytes_of(buf);
   const Tuning& tune = tuning();
-  // With two members every algorithm degenerates to one transfer; a single message is best.
-  if (n == 2 || bytes < tune.bcast_large) return bcast_binomial(t, p2p, b, bytes);
+  if (bytes < tune.bcast_large) return bcast_binomial(t, p2p, b, bytes);
   if (bytes >= tune.bcast_pipeline) return bcast_chain(t, p2p, b, bytes, tune.bcast_segment);
   return bcast_scatter_ring(t, p2p, b, bytes);
 }

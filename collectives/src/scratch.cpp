@@ -28,21 +28,17 @@ struct CachedBuffer {
 // simulated ranks as concurrent threads).
 CachedBuffer cache[kSlots];
 
-bool take(CachedBuffer& c) { return !c.in_use.exchange(true, std::memory_order_acquire); }
+bool claim(CachedBuffer& c) { return !c.in_use.exchange(true, std::memory_order_acquire); }
 
 }  // namespace
 
-Scratch::Scratch(std::size_t bytes) {
-  if (bytes <= sizeof inline_) {
-    data_ = inline_;
-    return;
-  }
+void Scratch::take(std::size_t bytes) {
   CachedBuffer* got = nullptr;
   if (bytes <= kMaxCached) {
     // A free buffer already big enough first (no fresh pages); else grow any free one.
     for (CachedBuffer& c : cache) {
       if (c.in_use.load(std::memory_order_relaxed) ||
-          c.capacity.load(std::memory_order_relaxed) < bytes || !take(c)) {
+          c.capacity.load(std::memory_order_relaxed) < bytes || !claim(c)) {
         continue;
       }
       if (c.capacity.load(std::memory_order_relaxed) >= bytes) {
@@ -52,7 +48,7 @@ Scratch::Scratch(std::size_t bytes) {
       c.in_use.store(false, std::memory_order_release);
     }
     for (CachedBuffer* c = cache; got == nullptr && c != cache + kSlots; ++c) {
-      if (c->in_use.load(std::memory_order_relaxed) || !take(*c)) continue;
+      if (c->in_use.load(std::memory_order_relaxed) || !claim(*c)) continue;
       got = c;
     }
   }
@@ -68,10 +64,10 @@ Scratch::Scratch(std::size_t bytes) {
   data_ = got->mem.get();
 }
 
-Scratch::~Scratch() {
+void Scratch::give_back() {
   if (cached_ != nullptr) {
     static_cast<CachedBuffer*>(cached_)->in_use.store(false, std::memory_order_release);
-  } else if (data_ != inline_) {
+  } else {
     delete[] data_;
   }
 }

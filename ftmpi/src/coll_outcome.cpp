@@ -15,10 +15,6 @@
 namespace ftmpi {
 namespace {
 
-// Above this a result is not kept for others: copying it on every call would cost more than
-// the agreement it saves (a 16 KiB copy ~1 us; the agreement ~2 message latencies + ~1 us).
-constexpr std::size_t kMaxSettledBytes = 16 << 10;
-
 // The outcome read from a decision, the same at every member: success if some member settled
 // (its result is copied to `result` when given and of the expected size), else success only
 // if every member voted "worked here", none was in a construction (a member that skipped this
@@ -63,10 +59,6 @@ bool vote(Comm* c, bool ok_here, bool solicit, void* result, std::size_t bytes) 
 }  // namespace
 
 bool agree_outcome(Comm* c, bool ok_here) { return vote(c, ok_here, false, nullptr, 0); }
-
-bool may_settle(const Comm* c, const coll::View& v, std::size_t bytes) {
-  return atomic_mode(c) && bytes <= kMaxSettledBytes && v.members.size() >= 2;
-}
 
 bool settle_outcome(Comm* c, const coll::View& v, bool ok_here, const UniformResult& r) {
   // Every member decides "may settle" from the same facts (the call and the communicator's

@@ -45,7 +45,14 @@ struct UniformResult {
 // `c`: ATOMIC mode, at least two members, a result small enough to keep. Every member gets the
 // same answer, so callers may choose a different algorithm on it (a broadcast or reduction
 // that reaches every member from every member, so that its result becomes uniform).
-bool may_settle(const Comm* c, const coll::View& v, std::size_t bytes);
+// Inline: every 8 B bcast and reduce asks (a call was ~18 instructions; coll2_cost.sh).
+// Above kMaxSettledBytes a result is not kept for others: copying it on every call would cost
+// more than the agreement it saves (a 16 KiB copy ~1 us; the agreement ~2 message latencies +
+// ~1 us).
+inline constexpr std::size_t kMaxSettledBytes = 16 << 10;
+inline bool may_settle(const Comm* c, const coll::View& v, std::size_t bytes) {
+  return atomic_mode(c) && bytes <= kMaxSettledBytes && v.members.size() >= 2;
+}
 
 // The outcome of a uniform-result collective: true when it succeeded everywhere. A member
 // whose algorithm failed but that learns another member settled gets its result copied into

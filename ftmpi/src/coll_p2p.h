@@ -19,9 +19,9 @@ class CommP2P final : public coll::P2P {
   CommP2P(Engine* engine, Comm* comm)
       : engine_(engine), comm_(comm), tag_offset_(Nbc::tag_offset()) {}
   // Inline: a collective on one member, or one that waited for all it posted, has nothing
-  // left here and should not pay a call for that.
+  // left here and should not pay a call (or a walk over its ids) for that.
   ~CommP2P() override {
-    if (count_ > 0) retire_left();
+    if (outstanding_ > 0) retire_left();
   }
 
   coll::Status isend(int peer, const void* buf, std::size_t bytes, int tag,
@@ -30,9 +30,17 @@ class CommP2P final : public coll::P2P {
                      coll::RequestId* req) override;
   coll::Status waitall(coll::RequestId* reqs, int n) override;
 
-  // The participants: the communicator's ranks that are not failed (BLANK gaps left out).
-  // Fills *out, reusing its storage.
-  static void view_of(const Comm& comm, coll::View* out);
+  // The participants: the communicator's ranks that are not failed (BLANK gaps left out),
+  // cached in the communicator (proc_states.h: valid until the next collective's entry; only
+  // a blocking collective outside a fiber may use it).
+  static const coll::View& members_of(const Comm& comm) {
+    return comm.members_view.of(comm.proc_state, comm.rank, comm.size());
+  }
+  // The same, built into *out (reusing its storage) without touching the cache: for code that
+  // may run inside another collective's wait (a nonblocking collective, a construction).
+  static void view_of(const Comm& comm, coll::View* out) {
+    MembersView::build(comm.proc_state, comm.rank, comm.size(), out);
+  }
 
  private:
   bool failed() const { return comm_->state == FTMPI_COMM_DETECTED || comm_->state == FTMPI_COMM_FAILED; }
@@ -41,7 +49,8 @@ class CommP2P final : public coll::P2P {
   void retire_left();
 
   // The request behind an id: the first kInline live in the object (no allocation for the
-  // common algorithms), the rest in a vector; nullptr once waited for.
+  // common algorithms), the rest in a vector; nullptr once waited for, or for a send that
+  // needed no request (isend).
   Request*& slot(coll::RequestId id) {
     return id < kInline ? inline_[id] : more_[static_cast<std::size_t>(id - kInline)];
   }
@@ -51,7 +60,8 @@ class CommP2P final : public coll::P2P {
   Comm* comm_;
   // Keeps a nonblocking collective's messages apart from the others' (nbc.h); 0 when blocking.
   int tag_offset_;
-  int count_ = 0;  // ids handed out
+  int count_ = 0;        // ids handed out
+  int outstanding_ = 0;  // requests behind them not waited for yet
   Request* inline_[kInline];
   std::vector<Request*> more_;
 };

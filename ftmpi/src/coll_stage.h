@@ -1,4 +1,4 @@
-// Staging of non-contiguous datatypes for the collectives (api_coll.cpp). The algorithms in
+// Staging of non-contiguous datatypes for the collectives (api_coll_*.cpp). The algorithms in
 // collectives/ move and reduce plain bytes; a buffer whose datatype is not contiguous is copied
 // into a staging buffer before the algorithm (inputs) and out of it after (outputs).
 //

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "info.h"
+#include "proc_states.h"
 
 namespace ftmpi {
 
@@ -41,7 +42,9 @@ struct Comm {
   int msg_mode = FTMPI_MSG_MODE_NOP;
   int coll_mode = FTMPI_COLL_MODE_ATOMIC;
   int state = FTMPI_COMM_OK;
-  std::vector<unsigned char> proc_state;  // per communicator rank, FTMPI_PROC_*
+  ProcStates proc_state;  // per communicator rank, FTMPI_PROC_* (the one owner: proc_states.h)
+  // The collectives' participants, derived from proc_state (CommP2P::members_of).
+  mutable MembersView members_view;
   std::vector<int> failed;                // ranks failed since the last repair, in order seen
   // Saw a failure at some point: messages of operations it cut short may still be in flight,
   // so its context ids are never handed out again (see Constructor::free).

@@ -32,7 +32,7 @@ class Consensus {
   // order everywhere, but after a failure a member may skip collectives that others are in:
   // one whose receive from the dead process failed goes straight to the repair (a
   // construction) while the others vote on the outcome of the collective they were in
-  // (api_coll.cpp). Such instances pair a construction with votes; the decision says so
+  // (api_coll_*.cpp). Such instances pair a construction with votes; the decision says so
   // (Decision::mixed), the same everywhere: the votes count as failed and the constructions
   // run again on the next instance, where the voters, having returned an error, join them.
   // `uniform` is a construction whose decision must also hold for the members that returned

@@ -64,12 +64,12 @@ Err Constructor::repair(Comm* c, const std::vector<int>& failed, CommTable::Cont
   // failure it heard of beyond those is applied again once the repair is done
   // (membership_changed), so it is never lost (FAILURE_STATE.md).
   for (int r = 0; r < c->size(); ++r) {
-    unsigned char& s = c->proc_state[static_cast<std::size_t>(r)];
-    const bool gap = s == FTMPI_PROC_FAILED &&
+    const auto i = static_cast<std::size_t>(r);
+    const bool gap = c->proc_state[i] == FTMPI_PROC_FAILED &&
                      std::find(c->failed.begin(), c->failed.end(), r) == c->failed.end();
-    if (!gap && s == FTMPI_PROC_FAILED) s = FTMPI_PROC_OK;
+    if (!gap && c->proc_state[i] == FTMPI_PROC_FAILED) c->proc_state.set(i, FTMPI_PROC_OK);
   }
-  for (int r : failed) c->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+  for (int r : failed) c->proc_state.set(static_cast<std::size_t>(r), FTMPI_PROC_FAILED);
   if (c->comm_mode == FTMPI_COMM_MODE_SHRINK) {
     std::vector<std::uint32_t> procs;
     for (int r = 0; r < c->size(); ++r) {
@@ -231,7 +231,7 @@ Err Constructor::dup(Comm* parent, MPI_Comm* out) {
   // The agreed view (gaps failed); failures known only here come back through the same path
   // in add() (membership_changed) and make the new communicator DETECTED.
   c->proc_state = parent->proc_state;
-  for (int r : parent->failed) c->proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_OK;
+  for (int r : parent->failed) c->proc_state.set(static_cast<std::size_t>(r), FTMPI_PROC_OK);
   c->name = "dup of " + parent->name;
   *out = comms_->add(std::move(c));
   return Err::ok;

@@ -66,7 +66,7 @@ void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
   if (proc >= c.rank_of_proc.size()) return;
   int r = c.rank_of_proc[proc];
   if (r < 0 || c.is_failed(r)) return;
-  c.proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+  c.proc_state.set(static_cast<std::size_t>(r), FTMPI_PROC_FAILED);
   c.failed.push_back(r);
   c.tainted = true;
   FTMPI_DLOG("failure", "process %u is rank %d of %s: marked failed, requests purged", proc, r,
@@ -117,9 +117,8 @@ void FaultHandler::on_process_suspected(std::uint32_t proc) {
     if (proc >= c.rank_of_proc.size()) return;
     int r = c.rank_of_proc[proc];
     if (r < 0) return;
-    unsigned char& state = c.proc_state[static_cast<std::size_t>(r)];
-    if (state != FTMPI_PROC_OK) return;
-    state = FTMPI_PROC_UNAVAILABLE;
+    if (c.proc_state[static_cast<std::size_t>(r)] != FTMPI_PROC_OK) return;
+    c.proc_state.set(static_cast<std::size_t>(r), FTMPI_PROC_UNAVAILABLE);
     monitor().comm_changed(c);
   });
 }

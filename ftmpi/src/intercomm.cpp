@@ -581,7 +581,7 @@ void intercomm_lost_process(Comm& c, std::uint32_t proc, Engine* engine) {
     // Consensus over the local group (dup, merge) must stop waiting for this member.
     int r = c.rank_of_proc[proc];
     if (!c.is_failed(r)) {
-      c.proc_state[static_cast<std::size_t>(r)] = FTMPI_PROC_FAILED;
+      c.proc_state.set(static_cast<std::size_t>(r), FTMPI_PROC_FAILED);
       c.failed.push_back(r);
     }
   }

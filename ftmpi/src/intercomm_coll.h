@@ -1,5 +1,5 @@
 // Collectives on intercommunicators (MPI-2.2 5.2.2-5.2.3), called by the MPI_* entry points of
-// api_coll.cpp when their communicator is an intercommunicator (and so, through them, by the
+// api_coll_*.cpp when their communicator is an intercommunicator (and so, through them, by the
 // nonblocking forms too). Built as MPICH builds them: the local group runs the collectives
 // algorithms of collectives/ among itself (on the intercommunicator's collective context,
 // addressed through the local group: InterP2P), and the two groups' leaders (local rank 0) or

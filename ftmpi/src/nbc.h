@@ -1,6 +1,6 @@
 // Nonblocking collectives (MPI-3: MPI_Ibarrier, MPI_Iallreduce, ...; api_nbc.cpp).
 //
-// Each one runs the blocking collective's own code (api_coll.cpp: argument checks, staging of
+// Each one runs the blocking collective's own code (api_coll_*.cpp: argument checks, staging of
 // derived datatypes, the tuned algorithms of collectives/) on a fiber (fiber.h). Where that code
 // waits for messages (CommP2P::waitall -> Engine::wait_until), the fiber hands control back,
 // so a nonblocking collective is a request that advances one step whenever

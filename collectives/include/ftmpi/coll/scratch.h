@@ -11,14 +11,27 @@ namespace ftmpi::coll {
 
 class Scratch {
  public:
-  explicit Scratch(std::size_t bytes);
-  ~Scratch();
+  // Inline for the small case: an 8 B reduction takes two of these per call, and the calls
+  // into scratch.cpp were most of their cost.
+  explicit Scratch(std::size_t bytes) {
+    if (bytes <= sizeof inline_) {
+      data_ = inline_;
+    } else {
+      take(bytes);
+    }
+  }
+  ~Scratch() {
+    if (data_ != inline_) give_back();
+  }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
 
   unsigned char* data() { return data_; }
 
  private:
+  void take(std::size_t bytes);  // a cached buffer or the heap (scratch.cpp)
+  void give_back();
+
   unsigned char* data_ = nullptr;
   // The cache entry it took (scratch.cpp), nullptr when heap-owned by this object.
   void* cached_ = nullptr;
