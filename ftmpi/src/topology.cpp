@@ -2,76 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
+
+#include "dims_balance.h"
 
 namespace ftmpi {
 namespace {
-
-// Positive divisors of n in increasing order.
-std::vector<int> divisors_of(int n) {
-  std::vector<int> low, high;
-  for (int d = 1; static_cast<long long>(d) * d <= n; ++d) {
-    if (n % d != 0) continue;
-    low.push_back(d);
-    if (d != n / d) high.push_back(n / d);
-  }
-  low.insert(low.end(), high.rbegin(), high.rend());
-  return low;
-}
-
-// f^k >= n, without overflow.
-bool power_reaches(int f, int k, int n) {
-  long long p = 1;
-  for (int i = 0; i < k; ++i) {
-    p *= f;
-    if (p >= n) return true;
-  }
-  return p >= n;
-}
-
-// The most balanced way to write n as k non-increasing factors: smallest spread (largest minus
-// smallest), then smallest largest factor. An exhaustive search over divisors with pruning;
-// the counts an MPI job has make it instant.
-std::vector<int> balanced_factors(int n, int k) {
-  if (k == 0) return {};
-  if (k == 1) return {n};
-  const std::vector<int> divs = divisors_of(n);
-  int root = 1;  // ceil(n^(1/k))
-  while (!power_reaches(root, k, n)) ++root;
-  std::vector<int> best, cur;
-  int best_spread = std::numeric_limits<int>::max();
-
-  // Fills the remaining `slots` with factors of `rest`, each at most `cap`.
-  std::function<void(int, int, int)> search = [&](int rest, int slots, int cap) {
-    if (slots == 1) {
-      if (rest > cap) return;
-      cur.push_back(rest);
-      int spread = cur.front() - rest;
-      if (spread < best_spread || (spread == best_spread && cur.front() < best.front())) {
-        best_spread = spread;
-        best = cur;
-      }
-      cur.pop_back();
-      return;
-    }
-    for (int f : divs) {
-      if (f > cap) break;
-      if (rest % f != 0 || !power_reaches(f, slots, rest)) continue;
-      // The smallest factor will be at most f, so the spread is at least first - f.
-      const int first = cur.empty() ? f : cur.front();
-      if (first - f > best_spread) continue;
-      // At the top level f is the largest factor and the smallest is at most the k-th root
-      // of n: once f is further above the root than the best spread, no later f can win.
-      if (cur.empty() && f - root > best_spread) break;
-      cur.push_back(f);
-      search(rest / f, slots - 1, f);
-      cur.pop_back();
-    }
-  };
-  search(n, k, n);
-  return best;
-}
 
 long long product(const int* v, int n) {
   long long p = 1;
@@ -116,7 +52,7 @@ Err dims_create(int nnodes, int ndims, int* dims) {
     }
     return Err::ok;
   }
-  std::vector<int> factors = balanced_factors(rest, free_slots);
+  std::vector<int> factors = balanced_dims(rest, free_slots);
   std::size_t next = 0;
   for (int i = 0; i < ndims; ++i) {
     if (dims[i] == 0) dims[i] = factors[next++];
