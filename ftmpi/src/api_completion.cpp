@@ -266,7 +266,13 @@ int MPI_Cancel(MPI_Request* request) {
     return raise(r->comm, fail(Err::request, "MPI_Cancel: request %d is a nonblocking collective", *request));
   }
   // A persistent request cancels the operation it has started, if any.
-  if (Request* op = operation_of(r)) lib().engine.cancel(op);
+  if (Request* op = operation_of(r)) {
+    if (op->kind == Request::Kind::done_at_once) {
+      cancel_buffered(op);  // a buffered send's proxy
+    } else {
+      lib().engine.cancel(op);
+    }
+  }
   return MPI_SUCCESS;
 }
 

@@ -42,6 +42,9 @@ Err check_buffer_of(const void* buf, int count, Checked* c) {
 
 Err check_buffer(const void* buf, int count, MPI_Datatype type, Checked* c) {
   if (count < 0) return fail(Err::count, "count %d is negative", count);
+  // No element travels, so no type is needed: MPICH and Open MPI (since 2016) accept
+  // (NULL, 0, MPI_DATATYPE_NULL); the standard nowhere forbids it for a count of 0.
+  if (__builtin_expect(type == MPI_DATATYPE_NULL, 0) && count == 0) type = MPI_BYTE;
   if (Err e = lib().types.lookup(type, &c->type); e != Err::ok) return e;
   c->handle = type;
   return check_buffer_of(buf, count, c);
@@ -204,6 +207,7 @@ Request* operation_of(Request* r) {
 bool request_done(Request* r) {
   Request* op = operation_of(r);
   if (op == nullptr || op->complete) return true;
+  if (op->kind == Request::Kind::done_at_once) return buffered_cancel_done(op);
   if (op->kind == Request::Kind::ulfm) return lib().ulfm.poll(op);  // MPIX_Comm_iagree/ishrink
   if (op->kind == Request::Kind::nbc) return lib().nbc.poll(op);    // MPI_Ibarrier, ...
   return ulfm_wildcard_blocked(*op);
@@ -382,26 +386,57 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, 
 // The data is always copied at once (packed into a buffer the request owns), so the user's
 // attached buffer only sets the capacity: a Bsend that would not fit next to the pending ones
 // fails with MPI_ERR_BUFFER, as the standard requires; detach waits for the pending ones.
+// MPI_Ibsend and MPI_Start of an MPI_Bsend_init request hand the user a proxy request that is
+// complete at once; MPI_Cancel of it cancels the send behind it (as MPICH does) while the
+// receiver has not matched it, and the proxy then completes with the send's outcome.
 }  // extern "C"
 
 namespace {
 struct BufferedSends {
+  struct Pending {
+    Request* send;             // the engine's send, which owns the packed copy
+    std::size_t bytes;         // capacity it takes until its transfer ends
+    bool released = false;     // those bytes are free again
+    Request* proxy = nullptr;  // the user's request for it (Ibsend, Bsend_init), if any
+    std::uint32_t serial = 0;  // the proxy's stamp (its record may be recycled)
+  };
   void* buffer = nullptr;
   int size = 0;
   std::size_t used = 0;
-  std::vector<std::pair<Request*, std::size_t>> pending;  // request, bytes it holds
+  std::uint32_t next_serial = 0;
+  std::vector<Pending> pending;
 
+  // The proxy is still the user's request for this send (not retired and recycled).
+  static bool proxy_live(const Pending& p) {
+    return p.proxy != nullptr && p.proxy->kind == Request::Kind::done_at_once &&
+           !p.proxy->retired && p.proxy->message == p.serial;
+  }
+  // Frees the capacity of finished transfers; a send is kept while its proxy may still cancel it.
   void sweep() {
     for (std::size_t i = 0; i < pending.size();) {
-      if (pending[i].first->complete) {
-        used -= pending[i].second;
-        lib().engine.retire(pending[i].first);
-        pending[i] = pending.back();
-        pending.pop_back();
-      } else {
+      Pending& p = pending[i];
+      if (!p.send->complete) {
         ++i;
+        continue;
       }
+      if (!p.released) {
+        used -= p.bytes;
+        p.released = true;
+      }
+      if (proxy_live(p)) {
+        ++i;
+        continue;
+      }
+      lib().engine.retire(p.send);
+      pending[i] = pending.back();
+      pending.pop_back();
     }
+  }
+  Pending* find(const Request* proxy) {
+    for (Pending& p : pending) {
+      if (p.proxy == proxy && proxy_live(p)) return &p;
+    }
+    return nullptr;
   }
 };
 BufferedSends& bsends() {
@@ -410,8 +445,16 @@ BufferedSends& bsends() {
 }
 
 // A checked buffered send (MPI_Bsend, MPI_Ibsend, MPI_Start of an MPI_Bsend_init request).
-Err post_bsend_checked(const void* buf, int count, const Checked* c, int dest, int tag) {
-  if (dest == MPI_PROC_NULL) return Err::ok;
+// With `proxy`, the user gets a request for it that completes at once.
+Err post_bsend_checked(const void* buf, int count, const Checked* c, int dest, int tag,
+                       MPI_Request* proxy = nullptr) {
+  if (dest == MPI_PROC_NULL) {
+    if (proxy != nullptr) {
+      *proxy = proc_null_request(c->comm);
+      lib().engine.requests().find(*proxy)->source = MPI_ANY_SOURCE;  // a send's status
+    }
+    return Err::ok;
+  }
   BufferedSends& b = bsends();
   b.sweep();
   std::size_t need = c->bytes + MPI_BSEND_OVERHEAD;
@@ -427,16 +470,45 @@ Err post_bsend_checked(const void* buf, int count, const Checked* c, int dest, i
     return e;
   }
   b.used += need;
-  b.pending.emplace_back(r, need);
+  b.pending.push_back({r, need});
+  if (proxy != nullptr) {
+    *proxy = proc_null_request(c->comm);
+    Request* p = lib().engine.requests().find(*proxy);
+    p->source = MPI_ANY_SOURCE;
+    p->message = ++b.next_serial;
+    b.pending.back().proxy = p;
+    b.pending.back().serial = p->message;
+  }
   return Err::ok;
 }
 
 Err post_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-               Checked* c) {
+               Checked* c, MPI_Request* proxy = nullptr) {
   if (Err e = check_send(buf, count, type, dest, tag, comm, c); e != Err::ok) return e;
-  return post_bsend_checked(buf, count, c, dest, tag);
+  return post_bsend_checked(buf, count, c, dest, tag, proxy);
 }
 }  // namespace
+
+namespace ftmpi {
+
+void cancel_buffered(Request* proxy) {
+  BufferedSends::Pending* p = bsends().find(proxy);
+  if (p == nullptr || p->send->cancel_asked) return;  // MPI_PROC_NULL, or asked already
+  lib().engine.cancel(p->send);
+  if (p->send->cancel_asked) proxy->complete = false;  // until the receiver answers
+}
+
+bool buffered_cancel_done(Request* proxy) {
+  BufferedSends::Pending* p = bsends().find(proxy);
+  if (p == nullptr) return proxy->complete = true;
+  if (!p->send->complete) return false;
+  proxy->cancelled = p->send->cancelled;
+  proxy->complete = true;
+  bsends().sweep();  // a cancelled send's capacity is free again
+  return true;
+}
+
+}  // namespace ftmpi
 
 extern "C" {
 
@@ -456,10 +528,14 @@ int MPI_Buffer_detach(void* buffer_addr, int* size) {
   if (buffer_addr == nullptr || size == nullptr) return raise_world(fail(Err::arg, "NULL pointer"));
   BufferedSends& b = bsends();
   if (b.buffer == nullptr) return raise_world(fail(Err::buffer, "no buffer is attached"));
+  // Every transfer ends (a proxy not yet completed by the user can no longer cancel).
   lib().engine.wait_until([&b] {
-    b.sweep();
-    return b.pending.empty();
+    for (const BufferedSends::Pending& p : b.pending) {
+      if (!p.send->complete) return false;
+    }
+    return true;
   });
+  for (const BufferedSends::Pending& p : b.pending) lib().engine.retire(p.send);
   *static_cast<void**>(buffer_addr) = b.buffer == &b ? nullptr : b.buffer;
   *size = b.size;
   b = BufferedSends{};
@@ -476,11 +552,8 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                MPI_Request* request) {
   Checked c;
   Err e = request == nullptr ? fail(Err::request, "request pointer is NULL")
-                             : post_bsend(buf, count, type, dest, tag, comm, &c);
+                             : post_bsend(buf, count, type, dest, tag, comm, &c, request);
   if (e != Err::ok) return raise(c.comm, e);
-  *request = proc_null_request(c.comm);  // buffered: complete as soon as it is copied
-  Request* r = lib().engine.requests().find(*request);
-  r->source = MPI_ANY_SOURCE;
   return MPI_SUCCESS;
 }
 
@@ -517,12 +590,9 @@ Err start_persistent(Request* r, MPI_Request* inner) {
   if (Err e = check_buffer_of(p.buf, p.count, &c); e != Err::ok) return e;
   Err e = p.op == 4 ? check_recv_peer(p.peer, p.tag, &c) : check_send_peer(p.peer, p.tag, &c);
   if (e != Err::ok) return e;
-  if (p.peer == MPI_PROC_NULL || p.op == 2) {
-    if (p.op == 2) {
-      if (e = post_bsend_checked(p.buf, p.count, &c, p.peer, p.tag); e != Err::ok) return e;
-    }
-    *inner = proc_null_request(c.comm);  // buffered: complete once copied, like MPI_Ibsend
-    if (p.op == 2) lib().engine.requests().find(*inner)->source = MPI_ANY_SOURCE;
+  if (p.op == 2) return post_bsend_checked(p.buf, p.count, &c, p.peer, p.tag, inner);
+  if (p.peer == MPI_PROC_NULL) {
+    *inner = proc_null_request(c.comm);
     return Err::ok;
   }
   Request* q = nullptr;

@@ -28,4 +28,10 @@ int request_finish(Request* r, MPI_Status* st, MPI_Request* handle);
 // MPI_Request_free of a persistent request: drops the datatype and communicator it held.
 void release_persistent(Request* r);
 
+// MPI_Cancel of a buffered send's proxy request (MPI_Ibsend, a started MPI_Bsend_init): asks
+// to cancel the send behind it; the proxy is then pending until the answer comes.
+void cancel_buffered(Request* proxy);
+// request_done of such a pending proxy: takes the send's outcome (cancelled or not) once known.
+bool buffered_cancel_done(Request* proxy);
+
 }  // namespace ftmpi

@@ -40,8 +40,10 @@ Err Attributes::create_keyval(MPI_Copy_function* copy, MPI_Delete_function* del,
 Err Attributes::free_keyval(int* keyval) {
   Keyval* k = nullptr;
   if (Err e = user_keyval(*keyval, &k); e != Err::ok) return e;
-  if (!k->live) return fail(Err::keyval, "keyval %d was freed already", *keyval);
-  // Attributes already attached keep their callbacks' effect; the key just cannot be reused.
+  // Attributes already attached keep their callbacks' effect; the key just cannot be used for
+  // new ones. Like MPICH's reference-counted keyvals, a freed key stays valid while an
+  // attribute holds it, and freeing it again meanwhile (a delete callback that frees its key,
+  // MPICH's attr/keyval_double_free) changes nothing.
   k->live = false;
   *keyval = MPI_KEYVAL_INVALID;
   return Err::ok;
@@ -51,12 +53,14 @@ Err Attributes::set(Comm* c, int keyval, void* value) {
   if (predefined(keyval)) return fail(Err::keyval, "keyval %d is predefined and read-only", keyval);
   Keyval* k = nullptr;
   if (Err e = user_keyval(keyval, &k); e != Err::ok) return e;
+  // A callback may create keyvals (moving keyvals_) or change the map: look both up again.
+  const std::size_t index = static_cast<std::size_t>(keyval - kFirstUser);
   auto it = c->attributes.find(keyval);
   if (it != c->attributes.end() && k->del != nullptr) {
     int rc = k->del(c->handle, keyval, it->second.value, k->extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
-  if (it == c->attributes.end()) ++k->attached;
+  if (c->attributes.find(keyval) == c->attributes.end()) ++keyvals_[index].attached;
   c->attributes[keyval] = {value, next_set_order_++};
   return Err::ok;
 }
@@ -101,11 +105,13 @@ Err Attributes::remove(Comm* c, int keyval) {
   if (Err e = user_keyval(keyval, &k); e != Err::ok) return e;
   auto it = c->attributes.find(keyval);
   if (it == c->attributes.end()) return fail(Err::keyval, "keyval %d is not set on %s", keyval, c->name.c_str());
+  // The key stays valid during its callback (which may free it, or create keyvals: index).
+  const std::size_t index = static_cast<std::size_t>(keyval - kFirstUser);
   if (k->del != nullptr) {
     int rc = k->del(c->handle, keyval, it->second.value, k->extra);
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
-  if (c->attributes.erase(keyval) != 0) --k->attached;  // the callback may have changed the map
+  if (c->attributes.erase(keyval) != 0) --keyvals_[index].attached;  // the callback may have changed the map
   return Err::ok;
 }
 
@@ -136,10 +142,12 @@ Err Attributes::delete_all(Comm* c) {
     const int keyval = last->first;
     void* value = last->second.value;
     c->attributes.erase(last);
-    Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
-    --k.attached;
-    if (k.del == nullptr) continue;
-    int rc = k.del(c->handle, keyval, value, k.extra);
+    // The attribute holds its key until the callback returns: the callback may free the key
+    // (valid then) and may create keyvals (so no reference into keyvals_ across the call).
+    const std::size_t index = static_cast<std::size_t>(keyval - kFirstUser);
+    const Keyval k = keyvals_[index];
+    int rc = k.del != nullptr ? k.del(c->handle, keyval, value, k.extra) : MPI_SUCCESS;
+    --keyvals_[index].attached;
     if (rc != MPI_SUCCESS) return fail(Err::other, "delete callback of keyval %d returned %d", keyval, rc);
   }
   return Err::ok;
