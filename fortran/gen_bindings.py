@@ -45,12 +45,9 @@ FORTRAN_CONSTANTS = [
     ("MPI_STATUS_SIZE", 5), ("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3),
     ("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8), ("MPI_INTEGER_KIND", 4),
 ]
-# Sized Fortran types are the C types of the same size and representation.
-FORTRAN_ALIASES = [
-    ("MPI_INTEGER1", "MPI_INT8_T"), ("MPI_INTEGER2", "MPI_INT16_T"), ("MPI_INTEGER4", "MPI_INT32_T"),
-    ("MPI_INTEGER8", "MPI_INT64_T"), ("MPI_REAL4", "MPI_FLOAT"), ("MPI_REAL8", "MPI_DOUBLE"),
-    ("MPI_COMPLEX8", "MPI_C_FLOAT_COMPLEX"), ("MPI_COMPLEX16", "MPI_C_DOUBLE_COMPLEX"),
-]
+# Fortran names for C constants of another name (none today: the sized Fortran types,
+# MPI_INTEGER1 ... MPI_LOGICAL16, are handles of their own in mpi.h, so they keep their names).
+FORTRAN_ALIASES = []
 # A constant spelled like a procedure (Fortran names ignore case) gets this name in Fortran.
 RENAMED_CONSTANTS = {"FTMPI_COMM_STATE": "FTMPI_COMM_STATE_KEY"}
 PREFIXES = ("MPI_", "MPIX_", "FTMPI_")

@@ -63,6 +63,16 @@ if [ $threads -eq 1 ]; then
 else
   echo '#define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE' >> "$work/include/mpitestconf.h"
 fi
+# What MPICH's configure finds out about the MPI under test: Fortran bindings (our build has
+# mpif90), and which optional Fortran types mpi.h has as real handles (not MPI_DATATYPE_NULL).
+[ -x "$build/bin/mpif90" ] && echo '#define HAVE_FORTRAN_BINDING 1' >> "$work/include/mpitestconf.h"
+for t in INTEGER16 REAL16 COMPLEX32; do
+  printf '#include <mpi.h>\nint main(void) { return MPI_%s == MPI_DATATYPE_NULL; }\n' "$t" > "$work/probe.c"
+  if "$mpicc" "$work/probe.c" -o "$work/probe" 2>/dev/null && "$work/probe"; then
+    echo "#define HAVE_MPI_$t 1" >> "$work/include/mpitestconf.h"
+  fi
+done
+rm -f "$work/probe.c" "$work/probe"
 for d in $dirs; do mkdir -p "$work/log/$(dirname "$d")" "$work/obj/$(dirname "$d")" "$work/bin/$(dirname "$d")"; done
 : > "$work/include/mtest_mpix.h"   # MPICH's own extensions: none
 cflags=(-g -O1 -w -I"$work/include" -I"$src/include")

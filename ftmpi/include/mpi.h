@@ -107,7 +107,33 @@ typedef struct MPI_Status {
 #define MPI_2INTEGER ((MPI_Datatype)48)
 #define MPI_2REAL ((MPI_Datatype)49)
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)50)
-#define FTMPI_NUM_PREDEFINED_TYPES 51 /* first handle free for derived types */
+/* The optional sized Fortran types (MPI-3.1 3.2.2, 17.2.5), as C handles too, as MPICH has
+ * them: each is the gfortran kind of that byte size (INTEGER16 and LOGICAL16 are 128-bit
+ * integers, REAL16 is IEEE quad precision); a size gfortran lacks (REAL2) is MPI_DATATYPE_NULL. */
+#define MPI_INTEGER1 ((MPI_Datatype)51)
+#define MPI_INTEGER2 ((MPI_Datatype)52)
+#define MPI_INTEGER4 ((MPI_Datatype)53)
+#define MPI_INTEGER8 ((MPI_Datatype)54)
+#define MPI_INTEGER16 ((MPI_Datatype)55)
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL4 ((MPI_Datatype)56)
+#define MPI_REAL8 ((MPI_Datatype)57)
+#define MPI_REAL16 ((MPI_Datatype)58)
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX8 ((MPI_Datatype)59)
+#define MPI_COMPLEX16 ((MPI_Datatype)60)
+#define MPI_COMPLEX32 ((MPI_Datatype)61)
+#define MPI_LOGICAL1 ((MPI_Datatype)62)
+#define MPI_LOGICAL2 ((MPI_Datatype)63)
+#define MPI_LOGICAL4 ((MPI_Datatype)64)
+#define MPI_LOGICAL8 ((MPI_Datatype)65)
+#define MPI_LOGICAL16 ((MPI_Datatype)66)
+/* The C++ types (MPI-3.1 3.2.2), usable from C as MPICH allows. */
+#define MPI_CXX_BOOL ((MPI_Datatype)67)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)68)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)69)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)70)
+#define FTMPI_NUM_PREDEFINED_TYPES 71 /* first handle free for derived types */
 
 /* ---- predefined reduction operations ---- */
 #define MPI_MAX ((MPI_Op)1)

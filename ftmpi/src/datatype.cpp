@@ -16,6 +16,7 @@ struct LongInt { long a; int b; };
 struct ShortInt { short a; int b; };
 struct TwoInt { int a; int b; };
 struct LongDoubleInt { long double a; int b; };
+struct Quad_complex { __float128 re; __float128 im; };  // gfortran's COMPLEX(16)
 
 std::unique_ptr<Datatype> predefined(const char* name, std::size_t size, std::size_t align) {
   auto t = std::make_unique<Datatype>();
@@ -112,6 +113,27 @@ DatatypeTable::DatatypeTable() : types_(FTMPI_NUM_PREDEFINED_TYPES) {
   FTMPI_BASIC(MPI_DOUBLE_COMPLEX, double _Complex);
   FTMPI_BASIC(MPI_LOGICAL, std::int32_t);
   FTMPI_BASIC(MPI_CHARACTER, char);
+  // The sized Fortran types: gfortran's INTEGER(n), REAL(n), COMPLEX(n/2), LOGICAL(n).
+  FTMPI_BASIC(MPI_INTEGER1, std::int8_t);
+  FTMPI_BASIC(MPI_INTEGER2, std::int16_t);
+  FTMPI_BASIC(MPI_INTEGER4, std::int32_t);
+  FTMPI_BASIC(MPI_INTEGER8, std::int64_t);
+  FTMPI_BASIC(MPI_INTEGER16, __int128);
+  FTMPI_BASIC(MPI_REAL4, float);
+  FTMPI_BASIC(MPI_REAL8, double);
+  FTMPI_BASIC(MPI_REAL16, __float128);
+  FTMPI_BASIC(MPI_COMPLEX8, float _Complex);
+  FTMPI_BASIC(MPI_COMPLEX16, double _Complex);
+  FTMPI_BASIC(MPI_COMPLEX32, Quad_complex);
+  FTMPI_BASIC(MPI_LOGICAL1, std::int8_t);
+  FTMPI_BASIC(MPI_LOGICAL2, std::int16_t);
+  FTMPI_BASIC(MPI_LOGICAL4, std::int32_t);
+  FTMPI_BASIC(MPI_LOGICAL8, std::int64_t);
+  FTMPI_BASIC(MPI_LOGICAL16, __int128);
+  FTMPI_BASIC(MPI_CXX_BOOL, bool);
+  FTMPI_BASIC(MPI_CXX_FLOAT_COMPLEX, float _Complex);
+  FTMPI_BASIC(MPI_CXX_DOUBLE_COMPLEX, double _Complex);
+  FTMPI_BASIC(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex);
 #undef FTMPI_BASIC
   types_[MPI_FLOAT_INT] = pair<FloatInt, float, int>("MPI_FLOAT_INT", MPI_FLOAT, MPI_INT);
   types_[MPI_DOUBLE_INT] = pair<DoubleInt, double, int>("MPI_DOUBLE_INT", MPI_DOUBLE, MPI_INT);

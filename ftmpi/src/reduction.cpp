@@ -8,22 +8,27 @@ using coll::Kind;
 bool kind_of(MPI_Datatype t, Kind* k) {
   switch (t) {
     case MPI_CHAR: case MPI_CHARACTER: *k = Kind::c_char; return true;
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: *k = Kind::c_signed_char; return true;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: case MPI_LOGICAL1:
+      *k = Kind::c_signed_char; return true;
     case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: *k = Kind::c_unsigned_char; return true;
     case MPI_BYTE: *k = Kind::byte; return true;
     case MPI_WCHAR: *k = Kind::c_wchar; return true;
-    case MPI_SHORT: case MPI_INT16_T: *k = Kind::c_short; return true;
+    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: case MPI_LOGICAL2:
+      *k = Kind::c_short; return true;
     case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: *k = Kind::c_unsigned_short; return true;
-    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_LOGICAL: *k = Kind::c_int; return true;
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_LOGICAL: case MPI_INTEGER4:
+    case MPI_LOGICAL4:
+      *k = Kind::c_int; return true;
     case MPI_UNSIGNED: case MPI_UINT32_T: *k = Kind::c_unsigned; return true;
-    case MPI_LONG: case MPI_INT64_T: case MPI_AINT: *k = Kind::c_long; return true;
+    case MPI_LONG: case MPI_INT64_T: case MPI_AINT: case MPI_INTEGER8: case MPI_LOGICAL8:
+      *k = Kind::c_long; return true;
     case MPI_UNSIGNED_LONG: case MPI_UINT64_T: *k = Kind::c_unsigned_long; return true;
     case MPI_LONG_LONG_INT: case MPI_OFFSET: case MPI_COUNT: *k = Kind::c_long_long; return true;
     case MPI_UNSIGNED_LONG_LONG: *k = Kind::c_unsigned_long_long; return true;
-    case MPI_FLOAT: case MPI_REAL: *k = Kind::c_float; return true;
-    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: *k = Kind::c_double; return true;
+    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: *k = Kind::c_float; return true;
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: *k = Kind::c_double; return true;
     case MPI_LONG_DOUBLE: *k = Kind::c_long_double; return true;
-    case MPI_C_BOOL: *k = Kind::c_bool; return true;
+    case MPI_C_BOOL: case MPI_CXX_BOOL: *k = Kind::c_bool; return true;
     case MPI_FLOAT_INT: *k = Kind::float_int; return true;
     case MPI_DOUBLE_INT: *k = Kind::double_int; return true;
     case MPI_LONG_INT: *k = Kind::long_int; return true;

@@ -87,6 +87,15 @@ program f08_errors
   if (nkeys /= 2 .or. .not. found .or. value /= 'blue') call fail('Info_get')
   call MPI_Info_get_nthkey(info, 1, key)
   if (key /= 'size') call fail('Info_get_nthkey')
+  ! Leading and trailing blanks are not part of keys and values (MPI-3.1 9), through mpi_f08 too.
+  call MPI_Info_set(info, '  lead', '  v w  ')
+  call MPI_Info_get(info, 'lead', 40, value, found)
+  if (.not. found .or. value /= 'v w') call fail('Info key/value with leading blanks')
+  call MPI_Info_get_valuelen(info, ' lead ', nkeys, found)
+  if (.not. found .or. nkeys /= 3) call fail('Info_get_valuelen with leading blanks')
+  call MPI_Info_delete(info, '   lead')
+  call MPI_Info_get(info, 'lead', 40, value, found)
+  if (found) call fail('Info_delete with leading blanks')
   call MPI_Info_free(info)
   if (info /= MPI_INFO_NULL) call fail('Info_free')
 
