@@ -285,17 +285,35 @@ Err Constructor::split_among(Comm* parent, int color, int key, const std::string
   return Err::ok;
 }
 
-std::vector<std::uint8_t> Constructor::shrink_contribution() const {
-  return encode_mask(local_contexts(*comms_), 0, 0);
+std::unique_ptr<ContextChoice> Constructor::begin_shrink(Comm* parent) {
+  return std::make_unique<ContextChoice>(&claims_, comms_, consensus_, next_key(parent));
 }
 
-Err Constructor::shrink_build(Comm* parent, const Decision& d, MPI_Comm* out) {
+std::vector<std::uint8_t> Constructor::shrink_contribution(ContextChoice* choice) const {
+  return encode_mask(choice->contribution(), 0, 0);
+}
+
+Err Constructor::shrink_build(Comm* parent, const Decision& d, ContextChoice* choice,
+                              MPI_Comm* out) {
   // Failures someone else saw first become ours too (same path as a daemon notification).
   engine_->failures().mark_ranks_failed(*parent, d.failed, FailureSource::agreement);
   CommTable::ContextMask used = local_contexts(*comms_);
   for (const auto& [rank, bytes] : d.contributions) merge_mask(bytes, &used);
-  std::uint32_t context = take_context(comms_, consensus_, &used);
-  if (context == 0) return fail(Err::intern, "out of context ids");
+  // A round is one more agreement over the parent: it has failed members, so no collective
+  // would do; every survivor sees the same decided union, so all take the same rounds.
+  auto round = [&](CommTable::ContextMask* mask) {
+    Decision again;
+    if (Err e = consensus_->agree(parent, Consensus::Kind::construction, encode_mask(*mask, 0, 0),
+                                  &again);
+        e != Err::ok) {
+      return e;
+    }
+    mask->reset();
+    for (const auto& [rank, bytes] : again.contributions) merge_mask(bytes, mask);
+    return Err::ok;
+  };
+  std::uint32_t context = 0;
+  if (Err e = choice->pick(used, round, &context); e != Err::ok) return e;
   std::unique_ptr<Comm> c = child_comm(*parent, context);
   // The contributors, in their old order: the same list on every member.
   for (const auto& contribution : d.contributions) {

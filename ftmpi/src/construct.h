@@ -33,11 +33,15 @@ class Constructor {
   // MPI_Comm_free in between only detaches the handle, the last drop finishes the free.
   void hold(Comm* comm) { ++comm->holds; }
   void drop(Comm* comm);
-  // MPIX_Comm_shrink (ulfm.cpp) runs its agreement itself (it may be non-blocking): this is
-  // what it contributes, and the communicator of the contributors that the decision makes. The
+  // MPIX_Comm_shrink (ulfm.cpp) runs its agreement itself (it may be non-blocking): the shrink
+  // enters the context-id offer order (begin_shrink, before its agreement: context_choice.h),
+  // contributes shrink_contribution(), and shrink_build makes the communicator of the
+  // contributors, its id taken by the offer rule like every construction's. When another
+  // construction held the offer, the extra rounds are agreements among the survivors. The
   // parent is left as it is (no repair): ULFM shrinks into a new communicator.
-  std::vector<std::uint8_t> shrink_contribution() const;
-  Err shrink_build(Comm* parent, const Decision& d, MPI_Comm* out);
+  std::unique_ptr<ContextChoice> begin_shrink(Comm* parent);
+  std::vector<std::uint8_t> shrink_contribution(ContextChoice* choice) const;
+  Err shrink_build(Comm* parent, const Decision& d, ContextChoice* choice, MPI_Comm* out);
   // The process's offer order of context ids (context_claims.h), which every constructor of
   // several processes takes part in (intercomm.cpp, comm_create_group.cpp too), and the key of
   // the next construction on `parent` (the same at every member: MPI orders constructions).

@@ -124,19 +124,21 @@ Err Ulfm::agree(Comm* c, int* flag) {
 }
 
 // ---- shrink ------------------------------------------------------------------------------
-Err Ulfm::shrink_result(Comm* c, const Decision& d, MPI_Comm* newcomm) {
+Err Ulfm::shrink_result(Comm* c, const Decision& d, ContextChoice* choice, MPI_Comm* newcomm) {
   // A member that died after the decision is a member of the new communicator; CommTable::add
   // applies the failures known by then, later ones arrive as any failure does.
-  return construct_->shrink_build(c, d, newcomm);
+  return construct_->shrink_build(c, d, choice, newcomm);
 }
 
 Err Ulfm::shrink(Comm* c, MPI_Comm* newcomm) {
+  std::unique_ptr<ContextChoice> choice = construct_->begin_shrink(c);
   Decision d;
-  if (Err e = consensus_->agree(c, Consensus::Kind::construction, construct_->shrink_contribution(), &d);
+  if (Err e = consensus_->agree(c, Consensus::Kind::construction,
+                                construct_->shrink_contribution(choice.get()), &d);
       e != Err::ok) {
     return e;
   }
-  return shrink_result(c, d, newcomm);
+  return shrink_result(c, d, choice.get(), newcomm);
 }
 
 // ---- non-blocking forms ------------------------------------------------------------------
@@ -144,8 +146,9 @@ Err Ulfm::start_op(Comm* c, std::unique_ptr<Op> op, Request** out) {
   Request* r = engine_->requests().allocate(Request::Kind::ulfm);
   r->comm = c;
   r->peer = MPI_PROC_NULL;
-  std::vector<std::uint8_t> mine =
-      op->is_shrink ? construct_->shrink_contribution() : agree_contribution(*c, *op->flag);
+  if (op->is_shrink) op->choice = construct_->begin_shrink(c);
+  std::vector<std::uint8_t> mine = op->is_shrink ? construct_->shrink_contribution(op->choice.get())
+                                                 : agree_contribution(*c, *op->flag);
   // An agreement's value must be uniform (a process that returned it may die the next instant,
   // having acted on it); a shrink's new communicator matters to the survivors only.
   consensus_->begin(c, op->is_shrink ? Consensus::Kind::construction : Consensus::Kind::uniform, mine,
@@ -177,7 +180,12 @@ bool Ulfm::poll(Request* r) {
   Decision d;
   Err e = Err::ok;
   if (!consensus_->collect(&op.ticket, &d, &e)) return false;  // moved on to the next instance
-  if (e == Err::ok) e = op.is_shrink ? shrink_result(r->comm, d, op.newcomm) : agree_result(r->comm, d, op.flag);
+  // A shrink whose id needs more rounds (another construction held the offer) runs them here,
+  // as blocking agreements: rare, and every survivor is completing the same shrink.
+  if (e == Err::ok) {
+    e = op.is_shrink ? shrink_result(r->comm, d, op.choice.get(), op.newcomm)
+                     : agree_result(r->comm, d, op.flag);
+  }
   r->error = to_code(e);
   r->complete = true;
   ops_.erase(it);

@@ -49,6 +49,7 @@ class Ulfm {
     bool is_shrink = false;
     int* flag = nullptr;
     MPI_Comm* newcomm = nullptr;
+    std::unique_ptr<ContextChoice> choice;  // a shrink's place in the context-id offer order
     Consensus::Ticket ticket;
   };
   static void on_notice(Request& r, void* self);
@@ -57,7 +58,7 @@ class Ulfm {
   std::vector<std::uint8_t> agree_contribution(const Comm& c, int flag) const;
   Err agree_result(Comm* c, const Decision& d, int* flag);
   Err start_op(Comm* c, std::unique_ptr<Op> op, Request** out);
-  Err shrink_result(Comm* c, const Decision& d, MPI_Comm* newcomm);
+  Err shrink_result(Comm* c, const Decision& d, ContextChoice* choice, MPI_Comm* newcomm);
 
   CommTable* comms_;
   Engine* engine_;
