@@ -79,7 +79,7 @@ Status JobSupervisor::start_spare(Job& job, std::uint32_t index, std::string& wh
         why = std::string("cannot create a pipe: ") + std::strerror(errno);
         return Status::spawn_failed;
     }
-    RankProc as;  // what a replacement on this index would be (job_supervisor.cpp)
+    RankProc as;  // what a replacement on this index would be (job_launch.cpp)
     as.rank = as.world_rank = as.local_rank = index;  // a local rank no process of this host has
     RankLaunchPlan plan;
     plan.executable = job.exe;
