@@ -1,9 +1,13 @@
-// Formatting of failure reports.
+// Formatting of failure reports, and the one way mpirun writes its lines to stderr.
 #include "failure_report.h"
 
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+
+#include <unistd.h>
+
+#include "output_relay.h"
 
 namespace ftmpi::mpirun {
 
@@ -56,5 +60,7 @@ std::string format_abort(const proto::AbortRequested& m) {
     if (!m.message.empty()) s += ": " + m.message;
     return s + "\n";
 }
+
+void say(const std::string& line) { write_fd(STDERR_FILENO, line.data(), line.size()); }
 
 }  // namespace ftmpi::mpirun

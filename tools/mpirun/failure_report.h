@@ -14,5 +14,7 @@ namespace ftmpi::mpirun {
 // `host`: the rank's host, named in a job on several hosts ("rank 1 (pid 1234 on node2) ...").
 std::string format_rank_failure(const proto::RankExited& m, proto::CommMode mode, const std::string& host = "");
 std::string format_abort(const proto::AbortRequested& m);
+// Writes `line` to stderr with one write(2), so that lines of mpirun never interleave.
+void say(const std::string& line);
 
 }  // namespace ftmpi::mpirun
