@@ -18,33 +18,139 @@
 #                            (a job's daemons finish their clean-up just after mpirun returns)
 #   hosts.sh names           the host names, one a line, in order (host 1 first)
 #   hosts.sh down            kill everything and remove the namespaces and the directory
+#   hosts.sh reap            take down every harness whose owner is gone (`up` does it first too)
 #
 # The harness directory ($FTNS, under /run so it is visible from inside the hosts, whose /tmp is
 # private) holds: `hosts` (name address pairs), `hostfile` (one `NAME slots=K` per host), one
 # holder pid per host, and `ssh`, a launcher-exec script called exactly like ssh.
 # Names are unique per harness (ftn<id>h<i>), so tests can run side by side.
+#
+# Owner: `up` records in `owner` the pid and start time of the process that captured its output
+# (the script running `FTNS=$(hosts.sh up N)`: the nearest ancestor whose standard output is not
+# hosts.sh's own). A test killed by ctest's TIMEOUT (SIGKILL to its process tree) never runs its
+# `down` trap, and the holders, reparented, outlive it: so `up` and `reap` take down, under a lock
+# (/run/ftmpi-netns/.lock, so two `up`s side by side never race), every harness whose owner pid is
+# gone or now names another process (other start time). A live owner's harness is never touched,
+# nor a directory without `owner` (an older hosts.sh's).
 set -euo pipefail
 
 die() { echo "hosts.sh: $*" >&2; exit 2; }
 need_ftns() { [ -n "${FTNS:-}" ] && [ -f "$FTNS/hosts" ] || die "FTNS does not name a harness directory"; }
 holder() { cat "$FTNS/$1.pid" 2>/dev/null || die "no host $1 in $FTNS"; }
 
-# Every pid whose UTS namespace is HOST's (the holder's): that is what "runs on HOST".
+# Every pid whose UTS namespace is HOST's (the holder's): that is what "runs on HOST". Never
+# ours: a dead holder's pid reused by a process outside would otherwise name every process.
 host_pids() {
-  local h ns p
+  local h ns
   h=$(holder "$1")
   ns=$(readlink "/proc/$h/ns/uts" 2>/dev/null) || return 0
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/ns/uts" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+  [ "$ns" = "$(readlink /proc/$$/ns/uts)" ] && return 0
+  uts_pids "$ns"
+}
+
+# The pids whose UTS namespace is $1 ("uts:[INODE]"): one `find` over /proc (a readlink per
+# process took seconds with 200 processes at load 18, and `clean` calls this in a loop).
+uts_pids() {
+  local pat=${1//[/\\[}
+  pat=${pat//]/\\]}
+  find /proc/[0-9]*/ns/uts -maxdepth 0 -lname "$pat" 2>/dev/null | cut -d/ -f3
+  return 0
+}
+
+# "STATE PPID STARTTIME" of pid $1 from /proc/PID/stat (fields 3, 4, 22; the name in field 2
+# may hold spaces and parentheses, so split after its last ')'); fails when there is no such pid.
+proc_stat() {
+  local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  set -- ${s##*) }
+  echo "$1 $2 ${20}"
+}
+
+# The owner of a harness being made: walk up from our parent while it writes to the same
+# standard output as we do (a command substitution's subshell, `timeout`, ...).
+owner_pid() {
+  local p=$PPID out st
+  out=$(readlink /proc/$$/fd/1 2>/dev/null) || { echo "$p"; return; }
+  while [ "$(readlink "/proc/$p/fd/1" 2>/dev/null)" = "$out" ]; do
+    st=$(proc_stat "$p") || break
+    set -- $st
+    [ "$2" -gt 1 ] || break
+    p=$2
+  done
+  echo "$p"
+}
+
+# Is the owner recorded in harness dir $1 alive: same pid, same start time, not a zombie?
+owner_alive() {
+  local pid start st
+  read -r pid start < "$1/owner" || return 1
+  st=$(proc_stat "$pid") || return 1
+  set -- $st
+  [ "$1" != Z ] && [ "$1" != X ] && [ "$3" = "$start" ]
+}
+
+# Every pid inside the harness $1's namespaces: by network namespace (every host and the switch)
+# and by each holder's UTS namespace (never ours: a holder pid reused outside would name it).
+harness_pids() {
+  local dir=$1 name h ns own
+  own=$(readlink /proc/$$/ns/uts)
+  while read -r name; do ip netns pids "$name" 2>/dev/null || true; done < "$dir/netns"
+  for h in "$dir"/*.pid; do
+    [ -f "$h" ] || continue
+    ns=$(readlink "/proc/$(cat "$h")/ns/uts" 2>/dev/null) || continue
+    [ "$ns" = "$own" ] && continue
+    uts_pids "$ns"
   done
   return 0
 }
 
+# Kill everything inside harness $1 (again while a dying process's child shows up), delete its
+# namespaces (the switch's bridge and veths, each host's eth0 go with them) and its directory.
+teardown() {
+  local dir=$1 pids name
+  for _ in $(seq 20); do
+    pids=$(harness_pids "$dir" | sort -u)
+    [ -z "$pids" ] && break
+    kill -9 $pids 2>/dev/null || true
+    sleep 0.05
+  done
+  [ -f "$dir/netns" ] && while read -r name; do ip netns del "$name" 2>/dev/null || true; done < "$dir/netns"
+  rm -rf "$dir"
+}
+
+# Take down every harness whose owner is gone; the caller holds the lock.
+reap_orphans() {
+  local dir
+  for dir in /run/ftmpi-netns/*/; do
+    dir=${dir%/}
+    [ -f "$dir/owner" ] || continue
+    owner_alive "$dir" && continue
+    echo "hosts.sh: reaping $dir (owner $(cat "$dir/owner" | cut -d' ' -f1) is gone)" >&2
+    teardown "$dir"
+  done
+}
+
+cmd_reap() {
+  [ -d /run/ftmpi-netns ] || return 0
+  exec 9>/run/ftmpi-netns/.lock
+  flock -w 300 9 || die "cannot lock /run/ftmpi-netns/.lock"
+  reap_orphans
+  exec 9>&-
+}
+
 cmd_up() {
-  local n=${1:-} slots=${2:-4} id dir i name addr sub
+  local n=${1:-} slots=${2:-4} id dir i name addr sub st
   [[ "$n" =~ ^[1-9][0-9]?$ ]] || die "usage: hosts.sh up N [SLOTS]  (N in 1..99)"
   mkdir -p /run/ftmpi-netns
+  # Under the lock: reap, then make our directory with its owner, so another `up` never sees
+  # it ownerless. The lock is released before any process is started (none may inherit it).
+  exec 9>/run/ftmpi-netns/.lock
+  flock -w 300 9 || die "cannot lock /run/ftmpi-netns/.lock"
+  reap_orphans
   dir=$(mktemp -d /run/ftmpi-netns/XXXXXX)
+  i=$(owner_pid); st=$(proc_stat "$i") || die "no owner process $i"
+  echo "$i $(echo "$st" | cut -d' ' -f3)" > "$dir/owner"
+  : > "$dir/netns"
+  exec 9>&-
   id=$(basename "$dir" | tr 'A-Z' 'a-z' | tr -cd 'a-z0-9' | cut -c1-6)
   # A /24 per harness inside 127.0.0.0/8, picked from the directory's name so harnesses
   # side by side differ (127.0.0.0/24 itself is never used).
@@ -52,8 +158,8 @@ cmd_up() {
   sub=$(( 0x${h:0:4} % 250 + 2 )).$(( 0x${h:4:4} % 250 + 2 ))
   echo "$id" > "$dir/id"
   local sw="ftn${id}sw"
+  echo "$sw" > "$dir/netns"  # listed before it exists: a killed `up` leaves nothing unlisted
   ip netns add "$sw"
-  echo "$sw" > "$dir/netns"
   ip netns exec "$sw" ip link set lo up
   ip netns exec "$sw" ip link add br0 type bridge
   ip netns exec "$sw" ip link set br0 up
@@ -169,13 +275,8 @@ cmd_clean() {
 }
 
 cmd_down() {
-  need_ftns; local name
-  for name in $(awk '{print $1}' "$FTNS/hosts"); do
-    local pids; pids=$(host_pids "$name")
-    [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
-  done
-  while read -r name; do ip netns del "$name" 2>/dev/null || true; done < "$FTNS/netns"
-  rm -rf "$FTNS"
+  need_ftns
+  teardown "$FTNS"
 }
 
 case "${1:-}" in
@@ -189,5 +290,6 @@ case "${1:-}" in
   clean) shift; cmd_clean "$@" ;;
   names) need_ftns; awk '{print $1}' "$FTNS/hosts" ;;
   down) cmd_down ;;
-  *) die "usage: hosts.sh up N [SLOTS] | exec HOST CMD... | kill HOST | link HOST up|down | procs HOST | files HOST | leftovers HOST | clean TENTHS [HOST...] | names | down" ;;
+  reap) cmd_reap ;;
+  *) die "usage: hosts.sh up N [SLOTS] | exec HOST CMD... | kill HOST | link HOST up|down | procs HOST | files HOST | leftovers HOST | clean TENTHS [HOST...] | names | down | reap" ;;
 esac
