@@ -33,17 +33,17 @@ start_of() {
     [ "$1" != Z ] && echo "${20}"
 }
 
-# orphan TAG [job]: a harness whose owner was SIGKILLed; sets ODIR, ONS (its namespaces) and
+# orphan TAG [job]: a harness (1 host; 2 with a job) whose owner was SIGKILLed; sets ODIR, ONS (its namespaces) and
 # OPROCS ("pid start" of every process inside it, at least the holders and what it started).
 orphan() {
     local tag=$1 job=${2:-} owner n
     rm -f "$T/$tag"
     bash -c '
         H=$0 out=$1 job=$2 BIN=$3
-        export FTNS; FTNS=$(bash "$H" up 2) || exit 1
+        export FTNS; FTNS=$(bash "$H" up $([ -n "$job" ] && echo 2 || echo 1)) || exit 1
         mapfile -t h < <(bash "$H" names)
         "$FTNS/ssh" "${h[0]}" "setsid sleep 600 </dev/null >/dev/null 2>&1 &"
-        bash "$H" exec "${h[1]}" sleep 600 &
+        bash "$H" exec "${h[${#h[@]}-1]}" sleep 600 &
         if [ -n "$job" ]; then
             bash "$H" exec "${h[0]}" "$BIN/mpirun" --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" \
                 --timeout 600 -n 2 --map-by node sleep 600 </dev/null >/dev/null 2>&1 &
@@ -57,7 +57,7 @@ orphan() {
     [ "$(cut -d' ' -f1 "$ODIR/owner")" = "$owner" ] || fail "[$tag] owner recorded $(cat "$ODIR/owner"), expected $owner"
     ONS=$(cat "$ODIR/netns")
     # Wait until what was started runs (the job: mpirun, a daemon and a rank `sleep` on host 2).
-    local want=4 names; [ -n "$job" ] && want=7; names=$(awk '{print $1}' "$ODIR/hosts")
+    local want=3 names; [ -n "$job" ] && want=7; names=$(awk '{print $1}' "$ODIR/hosts")
     for _ in $(seq 300); do
         OPROCS=$(for n in $ONS; do ip netns pids "$n"; done | sort -u | while read -r p; do
             s=$(start_of "$p") && echo "$p $s"; done)
@@ -99,17 +99,18 @@ orphan reap job
 bash "$H" reap 2>"$T/reap.err" || fail "reap failed: $(cat "$T/reap.err")"
 gone reap
 alive "$mine"
-echo "ok [reap] an orphan with a job inside (mpirun, ftmpid, rank), a daemon and a child: all gone"
+echo "ok [reap] an orphan with a job inside (mpirun, ftmpid, rank), a daemon and a child: all gone ($SECONDS s)"
 
 orphan up
 other=$(bash "$H" up 1 2>/dev/null) || fail "up failed"
 gone up
 alive "$other"
 FTNS=$other bash "$H" down
-echo "ok [up] the next up reaped the orphan"
+echo "ok [up] the next up reaped the orphan ($SECONDS s)"
 
 # A pid now naming another process: this script's, with another start time.
 stale=$(bash "$H" up 1) || fail "up failed"
+echo "  ($SECONDS s)"
 bash "$H" reap 2>/dev/null
 alive "$stale"
 echo "$$ 1" > "$stale/owner"
@@ -119,8 +120,9 @@ gone stale
 echo "ok [stale] an owner pid with another start time counts as gone"
 
 orphan race
+echo "  ($SECONDS s)"
 for i in 1 2; do
-    bash -c 'FTNS=$(bash "$0" up 2) && echo "$FTNS" > "$1"; exec sleep 600' "$H" "$T/race.$i" </dev/null >/dev/null 2>&1 &
+    bash -c 'FTNS=$(bash "$0" up 1) && echo "$FTNS" > "$1"; exec sleep 600' "$H" "$T/race.$i" </dev/null >/dev/null 2>&1 &
     eval "racer$i=\$!"
     OWNERS+=("$!")
 done
@@ -137,4 +139,4 @@ echo "ok [race] two ups at once beside an orphan: both kept, the orphan reaped, 
 
 bash "$H" down; trap 'rm -rf "$T"' EXIT
 [ "$(links)" = "$links_before" ] || fail "root namespace links changed"
-echo "netns reap: OK"
+echo "netns reap: OK ($SECONDS s)"
