@@ -7,6 +7,7 @@
 // daemon serves its mpirun: the same frames, plus the several-hosts ones (hub_messages.h).
 // The link is its tie to the job: when it closes, the daemon kills its ranks, removes its
 // files and exits; a watchdog thread ends the process if the loop cannot.
+#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -127,7 +128,7 @@ Status Daemon::connect_to_hub(std::string& why) {
     if (opts_.heartbeat_period_ms > 0) beat.period = std::chrono::milliseconds(opts_.heartbeat_period_ms);
     if (opts_.heartbeat_timeout_ms > 0) beat.timeout = std::chrono::milliseconds(opts_.heartbeat_timeout_ms);
     hub_liveness_ = std::make_unique<HubLiveness>(
-        loop_, beat, [this](std::vector<std::uint8_t> frame) { control_->send(hub_client_, std::move(frame)); },
+        loop_, beat, fcntl(fd, F_DUPFD_CLOEXEC, 0), [this](std::vector<std::uint8_t> frame) { control_->send(hub_client_, std::move(frame)); },
         [this, timeout_ms = static_cast<long long>(beat.timeout.count())](std::chrono::milliseconds silence) {
             // Self-fencing: cut off from mpirun, this host's ranks must not go on alone. Closing
             // the link takes the closed-link path: kill the ranks, remove the files, exit.

@@ -20,7 +20,8 @@ public:
     using Send = std::function<void(std::vector<std::uint8_t> frame)>;
     using Lost = std::function<void(std::chrono::milliseconds silence)>;
 
-    HubLiveness(EventLoop& loop, proto::HeartbeatConfig config, Send send, Lost lost);
+    // `link_fd`: a dup of the link to mpirun, owned (closed) by this object, only polled.
+    HubLiveness(EventLoop& loop, proto::HeartbeatConfig config, int link_fd, Send send, Lost lost);
     ~HubLiveness();
     HubLiveness(const HubLiveness&) = delete;
     HubLiveness& operator=(const HubLiveness&) = delete;
@@ -31,9 +32,11 @@ public:
 private:
     void arm();
     void tick();
+    bool input_pending() const;
 
     EventLoop& loop_;
     proto::HeartbeatClock clock_;
+    int link_fd_;
     Send send_;
     Lost lost_;
     std::uint64_t timer_ = 0;

@@ -4,11 +4,11 @@
 
 namespace ftmpi::mpirun {
 
-std::vector<std::size_t> HostLiveness::tick(TimePoint now, const Send& send) {
+std::vector<std::size_t> HostLiveness::tick(TimePoint now, const Send& send, const Pending& pending) {
     std::vector<std::size_t> lost;
     for (auto& [spoke, clock] : clocks_) {
         if (clock.expired(now)) {
-            lost.push_back(spoke);
+            if (!pending || !pending(spoke)) lost.push_back(spoke);
             continue;
         }
         if (clock.send_due(now)) {

@@ -23,6 +23,8 @@ public:
     using TimePoint = proto::HeartbeatClock::TimePoint;
     // Writes one frame to a spoke; false when the link is broken.
     using Send = std::function<bool(std::size_t spoke, const std::vector<std::uint8_t>& frame)>;
+    // Whether bytes from a spoke wait unread in its socket.
+    using Pending = std::function<bool(std::size_t spoke)>;
 
     explicit HostLiveness(proto::HeartbeatConfig config) : config_(config) {}
 
@@ -32,9 +34,13 @@ public:
         if (auto it = clocks_.find(spoke); it != clocks_.end()) it->second.heard(now);
     }
     // Sends the heartbeats that are due and returns the spokes silent beyond the timeout
-    // (they are forgotten: each is reported once).
-    std::vector<std::size_t> tick(TimePoint now, const Send& send);
-    // When tick should run next; none when nothing is watched.
+    // (they are forgotten: each is reported once). A spoke with bytes `pending` is not silent:
+    // when mpirun itself got no CPU for longer than the timeout (a loaded machine), the
+    // daemon's heartbeats of that time wait unread in the socket; the caller reads them (heard)
+    // before anything is declared, so mpirun's own absence never counts as the daemon's.
+    std::vector<std::size_t> tick(TimePoint now, const Send& send, const Pending& pending = nullptr);
+    // When tick should run next (in the past while an expired spoke's bytes wait to be read);
+    // none when nothing is watched.
     std::optional<TimePoint> next_deadline() const;
     // How long `spoke` has been silent (0 when not watched).
     std::chrono::milliseconds silence(std::size_t spoke, TimePoint now) const;

@@ -10,6 +10,7 @@
 
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -304,16 +305,21 @@ int JobMonitor::run_loop(const proto::LaunchJob& launch) {
         int wait_ms = -1;
         auto consider = [&](const std::optional<Clock::time_point>& d) {
             if (!d) return;
-            auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d - now).count() + 1;
+            auto ms = std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(*d - now).count() + 1);
             if (wait_ms < 0 || ms < wait_ms) wait_ms = static_cast<int>(ms);
         };
         if (!killing_) consider(timeout_at);
         consider(kill_deadline);
         if (liveness_) {
             // Heartbeats due go out now; a link silent beyond the timeout is a lost host.
-            for (std::size_t lost : liveness_->tick(now, [this](std::size_t i, const std::vector<std::uint8_t>& frame) {
-                     return spokes_[i].open && proto::write_all(spokes_[i].fd, frame) == proto::ProtoStatus::ok;
-                 })) {
+            const auto send = [this](std::size_t i, const std::vector<std::uint8_t>& frame) {
+                return spokes_[i].open && proto::write_all(spokes_[i].fd, frame) == proto::ProtoStatus::ok;
+            };
+            const auto pending = [this](std::size_t i) {
+                pollfd p{spokes_[i].fd, POLLIN, 0};
+                return spokes_[i].open && poll(&p, 1, 0) > 0;
+            };
+            for (std::size_t lost : liveness_->tick(now, send, pending)) {
                 int exit_code = 0;
                 const long long silent = liveness_->config().timeout.count();
                 if (spokes_[lost].open && on_host_lost(lost, proto::HostLoss::heartbeat_timeout, silent, exit_code))

@@ -139,6 +139,22 @@ TEST_CASE("mpirun: heartbeats to every watched link, a silent one reported once"
     CHECK_FALSE(live.next_deadline().has_value());
 }
 
+TEST_CASE("mpirun: its own absence is not a daemon's silence (bytes waiting in the socket)", "[heartbeat]") {
+    using ftmpi::mpirun::HostLiveness;
+    HostLiveness live({milliseconds(100), milliseconds(1000)});
+    live.watch(1, t0);
+    auto send = [](std::size_t, const std::vector<std::uint8_t>&) { return true; };
+    bool waiting = true;  // mpirun got no CPU for 3 s: the daemon's heartbeats wait unread
+    auto pending = [&](std::size_t s) { return s == 1 && waiting; };
+    CHECK(live.tick(at(3000), send, pending).empty());
+    CHECK(live.next_deadline() <= at(3000));  // look again at once, after reading
+    live.heard(1, at(3001));                   // the loop read them
+    waiting = false;
+    CHECK(live.tick(at(3002), send, pending).empty());
+    CHECK(live.tick(at(4001), send, pending).empty());  // 1000 ms of silence is not yet more
+    CHECK(live.tick(at(4002), send, pending) == std::vector<std::size_t>{1});  // then it is
+}
+
 TEST_CASE("mpirun: a lost host's line names the host, the cause, its ranks and what follows", "[heartbeat]") {
     using namespace ftmpi::mpirun;
     HostFailed m;
