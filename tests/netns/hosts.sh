@@ -225,10 +225,22 @@ cmd_exec() {
   exec nsenter -t "$h" -u -m -n -- "$@"
 }
 
+# A host failure is everything at once. `kill -9 PIDS` signals one pid after another: a daemon
+# signalled late could see its rank die first and report that death on its own (seen at load
+# 28: two events for one host). So every process is stopped first (again for any it forked
+# meanwhile), and only then killed: a stopped process cannot react.
 cmd_kill() {
   need_ftns
-  local pids; pids=$(host_pids "$1" | grep -vx "$(holder "$1")" || true)
-  [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
+  local h pids new stopped=""
+  h=$(holder "$1")
+  for _ in $(seq 10); do
+    pids=$(host_pids "$1" | grep -vx "$h" || true)
+    new=$(comm -23 <(echo "$pids" | sort) <(echo "$stopped" | tr ' ' '\n' | sort) | grep . || true)
+    [ -z "$new" ] && break
+    kill -STOP $new 2>/dev/null || true
+    stopped="$stopped $new"
+  done
+  [ -n "$stopped" ] && kill -9 $stopped 2>/dev/null || true
 }
 
 cmd_link() {
