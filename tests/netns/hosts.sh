@@ -8,7 +8,7 @@
 #
 #   hosts.sh up N            make N hosts; prints the harness directory (export it as FTNS)
 #   hosts.sh exec HOST CMD.. run CMD on HOST (FTNS from the environment); like ssh, but keeps env
-#   hosts.sh kill HOST       SIGKILL every process of HOST (a host failure)
+#   hosts.sh kill HOST       SIGSTOP, then SIGKILL every process of HOST (a host failure)
 #   hosts.sh link HOST up|down   bring HOST's link up or down (a partition)
 #   hosts.sh procs HOST      list the pids living on HOST
 #   hosts.sh files HOST      list HOST's /dev/shm and /tmp entries (not the shared install tree)
