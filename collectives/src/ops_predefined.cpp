@@ -37,12 +37,15 @@ T wrap_add(T a, T b) {
 }
 template <class T>
 T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(unsigned long long)) {
     // unsigned short * unsigned short promotes to int and may overflow it; go via unsigned
-    // long long, wide enough for every integer kind here.
+    // long long, wide enough for every integer kind up to 8 bytes.
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(static_cast<unsigned long long>(static_cast<U>(a)) *
                                          static_cast<unsigned long long>(static_cast<U>(b))));
+  } else if constexpr (std::is_integral_v<T>) {  // __int128: wider than int, no promotion
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   } else {
     return a * b;
   }
@@ -137,6 +140,18 @@ RawFn floating_fn(Op op) {
   }
 }
 
+// Complex: sum and product only. GNU __complex__ has C's _Complex layout {re, im} and C's
+// multiplication (Annex G: the infinities and NaNs that a naive formula would lose), for the
+// quad kind too, which std::complex does not cover.
+template <class C>
+RawFn complex_fn(Op op) {
+  switch (op) {
+    case Op::sum: return &elementwise<C, Sum>;
+    case Op::prod: return &elementwise<C, Prod>;
+    default: return nullptr;
+  }
+}
+
 RawFn bool_fn(Op op) {
   switch (op) {
     case Op::land: return &elementwise<bool, Land>;
@@ -179,6 +194,12 @@ RawFn lookup(Op op, Kind kind) {
     case Kind::c_float: return floating_fn<float>(op);
     case Kind::c_double: return floating_fn<double>(op);
     case Kind::c_long_double: return floating_fn<long double>(op);
+    case Kind::int128: return integer_fn<__int128>(op);
+    case Kind::float128: return floating_fn<__float128>(op);
+    case Kind::c_float_complex: return complex_fn<__complex__ float>(op);
+    case Kind::c_double_complex: return complex_fn<__complex__ double>(op);
+    case Kind::c_long_double_complex: return complex_fn<__complex__ long double>(op);
+    case Kind::float128_complex: return complex_fn<__complex__ __float128>(op);
     case Kind::c_bool: return bool_fn(op);
     case Kind::byte: return byte_fn(op);
     case Kind::float_int: return pair_fn<float>(op);
@@ -211,6 +232,12 @@ std::size_t kind_size(Kind kind) {
     case Kind::c_float: return sizeof(float);
     case Kind::c_double: return sizeof(double);
     case Kind::c_long_double: return sizeof(long double);
+    case Kind::int128: return sizeof(__int128);
+    case Kind::float128: return sizeof(__float128);
+    case Kind::c_float_complex: return 2 * sizeof(float);
+    case Kind::c_double_complex: return 2 * sizeof(double);
+    case Kind::c_long_double_complex: return 2 * sizeof(long double);
+    case Kind::float128_complex: return 2 * sizeof(__float128);
     case Kind::c_wchar: return sizeof(wchar_t);
     case Kind::c_bool: return sizeof(bool);
     case Kind::byte: return 1;

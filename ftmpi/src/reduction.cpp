@@ -28,6 +28,16 @@ bool kind_of(MPI_Datatype t, Kind* k) {
     case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: *k = Kind::c_float; return true;
     case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: *k = Kind::c_double; return true;
     case MPI_LONG_DOUBLE: *k = Kind::c_long_double; return true;
+    case MPI_INTEGER16: case MPI_LOGICAL16: *k = Kind::int128; return true;
+    case MPI_REAL16: *k = Kind::float128; return true;
+    case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8: case MPI_CXX_FLOAT_COMPLEX:
+      *k = Kind::c_float_complex; return true;
+    case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16:
+    case MPI_CXX_DOUBLE_COMPLEX:
+      *k = Kind::c_double_complex; return true;
+    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
+      *k = Kind::c_long_double_complex; return true;
+    case MPI_COMPLEX32: *k = Kind::float128_complex; return true;
     case MPI_C_BOOL: case MPI_CXX_BOOL: *k = Kind::c_bool; return true;
     case MPI_FLOAT_INT: *k = Kind::float_int; return true;
     case MPI_DOUBLE_INT: *k = Kind::double_int; return true;

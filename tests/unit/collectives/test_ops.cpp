@@ -30,8 +30,10 @@ struct Pair {
 const Kind kIntegers[] = {Kind::c_signed_char, Kind::c_unsigned_char, Kind::c_short,
                           Kind::c_unsigned_short, Kind::c_int, Kind::c_unsigned,
                           Kind::c_long, Kind::c_unsigned_long, Kind::c_long_long,
-                          Kind::c_unsigned_long_long};
-const Kind kFloats[] = {Kind::c_float, Kind::c_double, Kind::c_long_double};
+                          Kind::c_unsigned_long_long, Kind::int128};
+const Kind kFloats[] = {Kind::c_float, Kind::c_double, Kind::c_long_double, Kind::float128};
+const Kind kComplex[] = {Kind::c_float_complex, Kind::c_double_complex,
+                         Kind::c_long_double_complex, Kind::float128_complex};
 const Kind kPairs[] = {Kind::float_int, Kind::double_int, Kind::long_int,
                        Kind::two_int,   Kind::short_int,  Kind::long_double_int,
                        Kind::two_real,  Kind::two_double};
@@ -52,6 +54,7 @@ TEST_CASE("op x kind table follows the MPI standard", "[ops]") {
     for (Kind k : kIntegers) CHECK(op_allowed(op, k) == !loc);
     for (Kind k : kFloats) CHECK(op_allowed(op, k) == in(op, {Op::max, Op::min, Op::sum, Op::prod}));
     for (Kind k : kPairs) CHECK(op_allowed(op, k) == loc);
+    for (Kind k : kComplex) CHECK(op_allowed(op, k) == in(op, {Op::sum, Op::prod}));
     CHECK(op_allowed(op, Kind::byte) == in(op, {Op::band, Op::bor, Op::bxor}));
     CHECK(op_allowed(op, Kind::c_bool) == in(op, {Op::land, Op::lor, Op::lxor}));
     CHECK_FALSE(op_allowed(op, Kind::c_char));
@@ -174,4 +177,23 @@ TEST_CASE("pair results keep the receiving buffer's padding and work unaligned",
   CHECK(idx == 5);
   CHECK(inout[1 + 2] == 0x77);  // padding untouched
   CHECK(inout[1 + 3] == 0x77);
+}
+
+TEST_CASE("complex kinds multiply as complex numbers; 16-byte integers carry past 64 bits", "[ops]") {
+  using C = __complex__ double;
+  C a = 1.0 + 2.0i, b = 3.0 - 1.0i;
+  auto prod = combine<C>(Op::prod, Kind::c_double_complex, {a}, {b});
+  CHECK(__real__ prod[0] == 5.0);  // (1+2i)(3-i) = 3 - i + 6i + 2 = 5 + 5i
+  CHECK(__imag__ prod[0] == 5.0);
+  auto sum = combine<C>(Op::sum, Kind::c_double_complex, {a}, {b});
+  CHECK(__real__ sum[0] == 4.0);
+  CHECK(__imag__ sum[0] == 1.0);
+  CHECK(kind_size(Kind::c_float_complex) == sizeof(__complex__ float));
+  CHECK(kind_size(Kind::c_long_double_complex) == sizeof(__complex__ long double));
+  CHECK(kind_size(Kind::float128_complex) == 32);
+  const __int128 big = static_cast<__int128>(1) << 70;
+  auto wide = combine<__int128>(Op::sum, Kind::int128, {big}, {big});
+  CHECK(wide[0] == (static_cast<__int128>(1) << 71));
+  auto wprod = combine<__int128>(Op::prod, Kind::int128, {big}, {4});
+  CHECK(wprod[0] == (static_cast<__int128>(1) << 72));
 }

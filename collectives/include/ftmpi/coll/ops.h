@@ -14,7 +14,9 @@
 namespace ftmpi::coll {
 
 // Element kinds of the predefined reductions: every MPI-1 basic C type, the MPI-2 additions
-// (signed char, unsigned long long, wchar_t, C bool) and the MAXLOC/MINLOC pair types.
+// (signed char, unsigned long long, wchar_t, C bool), the complex types (C's float/double/long
+// double _Complex, Fortran's COMPLEX and the sized COMPLEX8/16/32), gfortran's 16-byte
+// INTEGER(16) and REAL(16), and the MAXLOC/MINLOC pair types.
 // The MPI layer maps fixed-width types (MPI_INT32_T, ...) to the C kind of the same size.
 enum class Kind {
   c_char,  // MPI_CHAR: text, not allowed in any reduction (MPI-1 4.9.2)
@@ -31,6 +33,13 @@ enum class Kind {
   c_float,
   c_double,
   c_long_double,
+  int128,          // gfortran INTEGER(16): __int128
+  float128,        // gfortran REAL(16): __float128
+  // Complex kinds (MPI_SUM and MPI_PROD only, MPI-2.2 5.9.2): {re, im} of the real kind.
+  c_float_complex,
+  c_double_complex,
+  c_long_double_complex,
+  float128_complex,  // gfortran COMPLEX(16), MPI_COMPLEX32
   c_wchar,  // MPI_WCHAR: text, not allowed in any reduction
   c_bool,   // MPI_C_BOOL: logical operations only
   byte,     // MPI_BYTE: bitwise operations only
@@ -102,7 +111,7 @@ struct Reduction {
 std::size_t kind_size(Kind kind);
 
 // Whether MPI allows `op` on `kind` (MPI-1 4.9.2, with the MPI-2.2 groups: C integer includes
-// signed/unsigned char and long long; logical includes C bool).
+// signed/unsigned char and long long; logical includes C bool; complex takes sum and prod).
 bool op_allowed(Op op, Kind kind);
 
 // Describes the predefined `op` on `count` elements of `kind`. Returns Status::invalid for a
