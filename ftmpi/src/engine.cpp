@@ -35,9 +35,26 @@ Err Engine::init(Runtime* runtime, std::string* err) {
     if (add_peers(addrs, FailureSource::startup, err) != Err::ok) return Err::intern;
   }
   FTMPI_DLOG("startup", "MPI_Init: %u peers inserted", peers_);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  wait_policy_.configure(cores > 0 && runtime->local_size() > cores);
+  configure_waits();
   return Err::ok;
+}
+
+// Oversubscribed = more live processes of the job on this MACHINE than it has cores. The
+// machine, not the host: namespace hosts (tests/netns) are one kernel sharing its cores, and
+// counting only this host's ranks left a host with 2 ranks on "its" 2 cores spinning 20000
+// polls per wait while 8 ranks shared those cores (README, REBUILD with a hot spare). On a
+// cluster every host is its own machine and the count is this host's ranks, as before.
+// Before any peer is known (a spare, a replacement) PMIx's local size stands in.
+void Engine::configure_waits() {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  std::uint32_t here = endpoint_->processes_on_this_machine();
+  if (here == 0) here = static_cast<std::uint32_t>(runtime_->local_size());
+  const bool oversubscribed = cores > 0 && here > static_cast<std::uint32_t>(cores);
+  const bool network = endpoint_->provider_name() != "shm";  // libfabric polled too
+  wait_policy_.configure(oversubscribed, network);
+  FTMPI_DLOG("startup", "wait policy: %u live process(es) on this machine (PMIx local size %d), %ld core(s): %s%s",
+             here, runtime_->local_size(), cores, oversubscribed ? "oversubscribed" : "a core each",
+             network ? ", polling libfabric" : "");
 }
 
 void Engine::shutdown() { endpoint_.reset(); }
@@ -339,6 +356,7 @@ Err Engine::add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, Failu
       failures_.mark_failed(p, why);
     }
   }
+  if (why != FailureSource::startup) configure_waits();  // MPI_Init configures once it has them all
   return Err::ok;
 }
 

@@ -205,6 +205,8 @@ class Engine {
   // The transport failed an operation towards proc with s; suspects proc if s says it may be
   // dead (kAnyPeer: the provider could not tell who; ignored).
   void note_transport_error(transport::PeerId proc, transport::Status s);
+  // Oversubscribed or not, from the processes on this machine (after peers were added).
+  void configure_waits();
 
   Runtime* runtime_ = nullptr;
   std::unique_ptr<transport::Endpoint> endpoint_;

@@ -15,12 +15,18 @@ std::uint64_t env_u64(knobs::Id knob, std::uint64_t dflt) {
 }
 }  // namespace
 
-void WaitPolicy::configure(bool oversubscribed) {
+void WaitPolicy::configure(bool oversubscribed, bool network_polls) {
   // Oversubscribed, spinning only burns the time slice the process we wait for needs: 50
   // polls before yielding made 8-rank barrier/allreduce/alltoall on 2 cores ~1.5x slower
   // than 0-3 polls (tests/bench/collbench, FTMPI_SPIN_POLLS sweep).
+  // A poll that also reads libfabric's queue (tcp;ofi_rxm: system calls, µs) between yields
+  // keeps taking the core the awaited process needs, where a shm-only poll is a few loads:
+  // oversubscribed, such a process sleeps after 10 yields. REBUILD with a hot spare on 3
+  // namespace hosts (8 ranks, 2 cores, load ~27, tests/bench/spares.sh build 5 8 3): 171-190
+  // ms with 2000 yields, 77-92 ms with 10; on one host (shm only) 10 made it slower (3.3 ->
+  // 8.6 ms), so shm-only processes keep 2000.
   spin_polls_ = env_u64(knobs::Id::spin_polls, oversubscribed ? 3 : 20000);
-  yield_polls_ = env_u64(knobs::Id::yield_polls, oversubscribed ? 2000 : 200);
+  yield_polls_ = env_u64(knobs::Id::yield_polls, !oversubscribed ? 200 : network_polls ? 10 : 2000);
   max_sleep_us_ = static_cast<unsigned>(knobs::integer(knobs::Id::max_sleep_us));  // >= 1
   yield_on_miss_ = oversubscribed;
 }

@@ -2,7 +2,10 @@
 // ranks outnumber cores, spinning steals the core from the very process we wait for, so we yield
 // early and, once a wait gets long, sleep in growing steps. Knobs (see README):
 //   FTMPI_SPIN_POLLS    polls before the first yield (default 20000, 3 when oversubscribed)
-//   FTMPI_YIELD_POLLS   sched_yield polls before sleeping (default 200, 2000 when oversubscribed)
+//   FTMPI_YIELD_POLLS   sched_yield polls before sleeping (default 200, 2000 when oversubscribed,
+//                       10 when oversubscribed and the process polls a libfabric endpoint too)
+// Oversubscribed = more live processes of the job on this machine than it has cores
+// (Engine::configure_waits: namespace hosts of one machine count together).
 //   FTMPI_MAX_SLEEP_US  longest single sleep of an idle wait (default 500)
 #pragma once
 
@@ -12,7 +15,8 @@ namespace ftmpi {
 
 class WaitPolicy {
  public:
-  void configure(bool oversubscribed);
+  // network_polls: each poll also reads a libfabric completion queue (peers on other hosts).
+  void configure(bool oversubscribed, bool network_polls);
   void reset() { idle_ = 0; }
   // Called after a poll that found nothing.
   void idle();

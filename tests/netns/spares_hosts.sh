@@ -95,7 +95,10 @@ case_loop() {
 }
 
 case_heat() {
-    local heat; heat=$(readlink -f "$ARG"); local steps=${HEAT_STEPS:-2000}
+    # Enough steps that the job still runs when host 2 is killed from outside: 2000 steps
+    # (with one repair) took ~1.5 s once waits across hosts stopped spinning, and the job
+    # sometimes ended before the kill; 10000 take ~6 s here at load ~40.
+    local heat; heat=$(readlink -f "$ARG"); local steps=${HEAT_STEPS:-10000}
     [ -x "$heat" ] || fail "no heat program ($heat)"
     STEP="run"
     start 290 --map-by node -n 6 --comm-mode rebuild --spares 2 "$heat" "$steps" 50 2@s57
@@ -106,6 +109,7 @@ case_heat() {
     wait_for 120 test -f "$T/heat_saved" || fail "no save after the first recovery"
     wait_for 30 spare_started 2 8 || fail "no top-up spare on ${H[2]} (index 8)"
     STEP="host ${H[1]} killed"
+    kill -0 "$MP" 2>/dev/null || fail "the job ended before host ${H[1]} could be killed (raise HEAT_STEPS)"
     bash "$here/hosts.sh" kill "${H[1]}"
     wait "$MP"; rc=$?
     [ $rc -eq 0 ] || fail "mpirun exited $rc"

@@ -16,21 +16,42 @@ namespace ftmpi::transport {
 namespace {
 
 // A process's address, as published through PMIx (written and read with the protocol library's
-// codec): u64 magic | u64 host id | u32 shm length | u32 net length | shm bytes | net bytes.
-constexpr std::uint64_t kMagic = 0x31524441544d5446ull;  // "FTMADR1"
+// codec): u64 magic | u64 host id | u64 machine id | u32 shm length | u32 net length | shm
+// bytes | net bytes.
+constexpr std::uint64_t kMagic = 0x32524441544d5446ull;  // "FTMADR2"
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string boot_id() {
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  return std::getline(boot, id) ? id : std::string();
+}
 
 }  // namespace
 
 std::uint64_t this_host_id() {
   char name[256] = {};
   (void)gethostname(name, sizeof name - 1);
-  std::string id = name;
-  std::ifstream boot("/proc/sys/kernel/random/boot_id");
-  std::string boot_id;
-  if (std::getline(boot, boot_id)) id += "/" + boot_id;
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
-  return h;
+  const std::string boot = boot_id();
+  return fnv1a(boot.empty() ? std::string(name) : std::string(name) + "/" + boot);
+}
+
+// The running kernel: hosts that are network namespaces (or containers) of one machine share
+// it, and with it the machine's cores; real hosts of a cluster each have their own.
+std::uint64_t this_machine_id() {
+  const std::string boot = boot_id();
+  return boot.empty() ? this_host_id() : fnv1a("boot/" + boot);
+}
+
+std::uint32_t Transport::processes_on_this_machine() const {
+  std::uint32_t n = 0;
+  for (std::size_t p = 0; p < machine_of_.size(); ++p) n += machine_of_[p] == machine_ && failed_[p] == 0 ? 1 : 0;
+  return n;
 }
 
 std::unique_ptr<Endpoint> Endpoint::open(const std::string& provider, std::string* err) {
@@ -43,6 +64,7 @@ std::unique_ptr<Endpoint> Endpoint::open(const std::string& provider, std::strin
 bool Transport::init(const std::string& provider, const Knobs& knobs, std::string* err) {
   core_.knobs = knobs;
   host_ = this_host_id();
+  machine_ = this_machine_id();
   std::vector<std::uint8_t> shm_addr, net_addr;
   const bool one_host = knobs.nhosts <= 1;
   // shm for this host; libfabric for every peer (FTMPI_PROVIDER names one) or, in a job on
@@ -66,6 +88,7 @@ bool Transport::init(const std::string& provider, const Knobs& knobs, std::strin
   proto::WireWriter w;
   w.u64(kMagic);
   w.u64(host_);
+  w.u64(machine_);
   w.u32(static_cast<std::uint32_t>(shm_addr.size()));
   w.u32(static_cast<std::uint32_t>(net_addr.size()));
   w.raw(shm_addr.data(), shm_addr.size());
@@ -80,6 +103,7 @@ Status Transport::insert_peers(const std::vector<std::vector<std::uint8_t>>& add
     proto::WireReader r(a);
     const std::uint64_t magic = r.u64();
     const std::uint64_t host = r.u64();
+    const std::uint64_t machine = r.u64();
     const std::uint32_t shm_len = r.u32();
     const std::uint32_t net_len = r.u32();
     if (r.status() != proto::ProtoStatus::ok || magic != kMagic ||
@@ -104,6 +128,7 @@ Status Transport::insert_peers(const std::vector<std::vector<std::uint8_t>>& add
       return Status::error;
     }
     failed_.push_back(0);
+    machine_of_.push_back(machine);
   }
   return Status::ok;
 }

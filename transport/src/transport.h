@@ -8,8 +8,9 @@
 // the route) -> shm_endpoint.cpp (ShmEndpoint::send) -> shm_ring.cpp (Writer::push); or
 // -> net_endpoint.cpp (NetEndpoint::send, fi_tinject / fi_tsend).
 //
-// Addresses: [kMagic][host id][shm length][net length][shm address][libfabric address], so a
-// peer's address says which host it is on and how each endpoint reaches it.
+// Addresses: [kMagic][host id][machine id][shm length][net length][shm address][libfabric
+// address], so a peer's address says which host it is on, which machine's cores it shares
+// (namespace hosts of one machine: the same kernel) and how each endpoint reaches it.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +64,7 @@ class Transport final : public Endpoint {
     return n;
   }
   void mark_peer_failed(PeerId peer) override;
+  std::uint32_t processes_on_this_machine() const override;
   void discard_unexpected() override { core_.matcher.discard_unexpected(); }
   void arm_wakeup() override {
     if (shm_ != nullptr) shm_->arm_wakeup();
@@ -91,12 +93,16 @@ class Transport final : public Endpoint {
   std::unique_ptr<NetEndpoint> net_;
   std::string provider_;
   std::uint64_t host_ = 0;
+  std::uint64_t machine_ = 0;
   std::vector<std::uint8_t> address_;
   std::vector<Route> routes_;           // by PeerId
   std::vector<unsigned char> failed_;   // by PeerId: mark_peer_failed was called
+  std::vector<std::uint64_t> machine_of_;  // by PeerId: the machine id of its address
 };
 
 // This host's identity in addresses: its name and boot id (namespace hosts differ by name).
 std::uint64_t this_host_id();
+// The machine's identity: its kernel's boot id, shared by the namespace hosts of one machine.
+std::uint64_t this_machine_id();
 
 }  // namespace ftmpi::transport

@@ -36,10 +36,10 @@
   /* ---- library: waiting ---- */                                                              \
   FTMPI_KNOB(spin_polls, "FTMPI_SPIN_POLLS", integer, "", 0, 1e15, "", "library",               \
              "polls before a blocked call starts yielding (default 20000, 3 when "              \
-             "oversubscribed)")                                                                 \
+             "oversubscribed: more processes of the job on this machine than cores)")           \
   FTMPI_KNOB(yield_polls, "FTMPI_YIELD_POLLS", integer, "", 0, 1e15, "", "library",             \
              "sched_yield polls after spinning, before sleeping (default 200, 2000 when "       \
-             "oversubscribed)")                                                                 \
+             "oversubscribed, 10 when oversubscribed and polling libfabric too)")               \
   FTMPI_KNOB(max_sleep_us, "FTMPI_MAX_SLEEP_US", integer, "500", 1, 1000000, "", "library",     \
              "longest sleep of an idle blocked call, microseconds")                             \
   FTMPI_KNOB(async_progress, "FTMPI_ASYNC_PROGRESS", flag, "1", 0, 0, "", "library",          \

@@ -103,6 +103,10 @@ class Endpoint {
   // Marks a peer dead: every pending operation towards or expecting it (not kAnyPeer receives)
   // completes with peer_failed at the next poll, and later sends to it fail at once. Idempotent.
   virtual void mark_peer_failed(PeerId peer) = 0;
+  // Live inserted peers (this process included, once inserted) whose address says they run on
+  // this machine, i.e. share its cores: the same kernel, whatever their host name (the
+  // namespace hosts of tests/netns are one machine; the hosts of a cluster are not).
+  virtual std::uint32_t processes_on_this_machine() const = 0;
   // No receive will be posted any more (MPI_Finalize): every message waiting unmatched, and
   // every one arriving unmatched from now on, is dropped, and a large one is released so that
   // its sender's send completes (messages of collectives cut short by a failure are never
