@@ -13,7 +13,9 @@ root=$(cd "$here/../.." && pwd)
 bin=$(readlink -f "${1:-$root/build/bin}")
 heat=$(readlink -f "${2:-$root/build/tests/bin/heat}")
 [ -x "$bin/mpirun" ] && [ -x "$heat" ] || { echo "usage: $0 [MPIRUN_DIR] [HEAT]  (build first: bash tools/demo.sh)" >&2; exit 2; }
-steps=${HEAT_STEPS:-2000}
+# Enough steps that the job still runs when host 3 is killed: 2000 ended before the kill
+# once waits across namespace hosts stopped spinning (the hosts share 2 cores); 10000 run ~6 s.
+steps=${HEAT_STEPS:-10000}
 
 export FTNS
 FTNS=$(bash "$here/hosts.sh" up 3 2) || { echo "FAIL: cannot make the hosts"; exit 1; }

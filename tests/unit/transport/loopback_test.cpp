@@ -191,3 +191,22 @@ TEST_CASE("loopback: a peer whose process is gone before insertion does not shif
   // The gone peer is unreachable, and says so, rather than stand for somebody else.
   REQUIRE(c->send(1, &out, 8, 9, &sctx) == Status::peer_failed);
 }
+
+// The wait policy's count (Engine::configure_waits): live peers whose address carries this
+// machine's id, whatever their host. An address naming another machine is not counted, nor a
+// peer marked failed.
+TEST_CASE("loopback: processes_on_this_machine counts live peers of this machine") {
+  Pair p;  // a: PeerId 0 = b
+  CHECK(p.a->processes_on_this_machine() == 1);
+  std::string err;
+  std::unique_ptr<Endpoint> c = Endpoint::open("shm", &err);
+  REQUIRE(c != nullptr);
+  std::vector<std::uint8_t> elsewhere = c->address();
+  REQUIRE(elsewhere.size() >= 24);
+  elsewhere[16] ^= 0xff;  // [magic 8][host id 8][machine id 8]...: another machine's id
+  REQUIRE(p.a->insert_peers({p.a->address(), elsewhere}) == Status::ok);  // PeerIds 1 (a), 2
+  CHECK(p.a->processes_on_this_machine() == 2);
+  p.a->mark_peer_failed(0);
+  CHECK(p.a->processes_on_this_machine() == 1);
+  CHECK(p.b->processes_on_this_machine() == 1);  // b knows only a
+}
