@@ -9,9 +9,10 @@
 #       ends 0 with every rank counted once, and nothing is left on any host.
 # heat  the heat demo (tests/apps/heat), 6 ranks --map-by node, --spares 2 (index 6 on host 1,
 #       index 7 on host 2) under REBUILD: rank 2 (host 3) kills itself at step 57; the spare on
-#       host 1 takes it and mpirun tops up on host 3. After that recovery and a later save,
-#       host 2 is SIGKILLed (its daemon, ranks 1 and 4 and spare 7): spare 7's index moves to a
-#       live host, and BOTH lost ranks go to spares on hosts 1 and 3 in one repair. The result
+#       host 1 takes it and mpirun tops up on host 3. After that recovery, while every rank
+#       waits at step 200 (heat's "*@p200" pause, after that step's save), host 2 is
+#       SIGKILLed (its daemon, ranks 1 and 4 and spare 7): spare 7's index moves to a live
+#       host, and BOTH lost ranks go to spares on hosts 1 and 3 in one repair. The result
 #       must be BIT-IDENTICAL, with two recoveries, no spare counted as a failure, and nothing
 #       left on hosts 1 and 3.
 # The daemons log to $T/d.log (host 1, mpirun's) and $T/d.log.1, $T/d.log.2 (hosts 2 and 3).
@@ -95,22 +96,23 @@ case_loop() {
 }
 
 case_heat() {
-    # Enough steps that the job still runs when host 2 is killed from outside: 2000 steps
-    # (with one repair) took ~1.5 s once waits across hosts stopped spinning, and the job
-    # sometimes ended before the kill; 10000 take ~6 s here at load ~40.
-    local heat; heat=$(readlink -f "$ARG"); local steps=${HEAT_STEPS:-10000}
+    # Host 2 is killed while every rank waits at step 200 (heat's "*@p200" pause, after that
+    # step's save, until heat_go): the kill cannot race the job's end (2000 steps with one
+    # repair take ~1.5 s once waits across hosts stopped spinning).
+    local heat; heat=$(readlink -f "$ARG"); local steps=${HEAT_STEPS:-2000}
     [ -x "$heat" ] || fail "no heat program ($heat)"
     STEP="run"
-    start 290 --map-by node -n 6 --comm-mode rebuild --spares 2 "$heat" "$steps" 50 2@s57
+    start 290 --map-by node -n 6 --comm-mode rebuild --spares 2 "$heat" "$steps" 50 '2@s57,*@p200'
     wait_for 120 spare_took 0 2 || fail "rank 2 did not go to the spare on ${H[0]}"
     wait_for 60 grep -q '^heat: recovered save' "$T/out" || fail "no first recovery"
-    # A save after the first recovery: host 2's ranks can then be recovered too.
-    rm -f "$T/heat_saved"
-    wait_for 120 test -f "$T/heat_saved" || fail "no save after the first recovery"
+    # The pause at step 200 comes after saves that follow the first recovery: host 2's ranks
+    # can then be recovered too.
+    wait_for 120 test -f "$T/heat_paused" || fail "heat did not pause at step 200"
     wait_for 30 spare_started 2 8 || fail "no top-up spare on ${H[2]} (index 8)"
     STEP="host ${H[1]} killed"
-    kill -0 "$MP" 2>/dev/null || fail "the job ended before host ${H[1]} could be killed (raise HEAT_STEPS)"
+    kill -0 "$MP" 2>/dev/null || fail "the job ended before host ${H[1]} could be killed"
     bash "$here/hosts.sh" kill "${H[1]}"
+    touch "$T/heat_go"
     wait "$MP"; rc=$?
     [ $rc -eq 0 ] || fail "mpirun exited $rc"
     grep -q "host ${H[1]} lost" "$T/out" || fail "no host loss reported"

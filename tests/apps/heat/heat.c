@@ -26,7 +26,12 @@
  * T) and R@dK (it dies inside save number K, its copies in flight). Each kill fires once (a
  * marker in $PIDDIR when set), so a replacement does not die again where its predecessor
  * did, while a later kill of the same rank kills the replacement. With PIDDIR set, rank 0 also
- * creates $PIDDIR/heat_saved once a save completed (drivers that kill from outside wait for it). */
+ * creates $PIDDIR/heat_saved once a save completed (drivers that kill from outside wait for it).
+ * "*@pT" in KILLS (needs PIDDIR) pauses every process at the start of step T, after that
+ * step's save: rank 0 creates $PIDDIR/heat_paused, and all wait (sleeping) until the driver
+ * creates $PIDDIR/heat_go, at most 60 s. A driver that kills a host from outside does so
+ * between the two, so the job can neither end before the kill nor run past the save it needs,
+ * however fast the machine. Without it the demo never pauses. */
 #include <ftckpt.h>
 #include <mpi.h>
 #include <signal.h>
@@ -97,6 +102,33 @@ static void mark_kill(int index, int fired) {
   }
   FILE *f = fopen(path, "w");
   if (f) fclose(f);
+}
+
+/* The step of a "*@pT" in kills, else -1. */
+static int pause_step(const char *kills) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", kills);
+  int t;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+    if (sscanf(tok, "*@p%d", &t) == 1) return t;
+  return -1;
+}
+
+/* The pause of "*@pT": a driver waits for heat_paused, acts (kills a host), creates heat_go.
+ * Sleeps, not MPI calls: a failure meanwhile is seen by the exchange after the pause. Bounded
+ * so a driver that never answers costs 60 s, not the job; heat_go stays, so a replacement or a
+ * roll back that reaches step T again goes straight on. */
+static void pause_here(void) {
+  char paused[600], go[600];
+  snprintf(paused, sizeof paused, "%s/heat_paused", getenv("PIDDIR"));
+  snprintf(go, sizeof go, "%s/heat_go", getenv("PIDDIR"));
+  if (access(go, F_OK) == 0) return;
+  if (wrank == 0) {
+    FILE *f = fopen(paused, "w");
+    if (f) fclose(f);
+  }
+  for (int i = 0; i < 6000 && access(go, F_OK) != 0; i++) usleep(10000);
+  if (access(go, F_OK) != 0) fprintf(stderr, "heat: rank %d: no %s within 60 s, going on\n", wrank, go);
 }
 
 /* u: rows lo-1..hi (halo rows at both ends). */
@@ -220,6 +252,11 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   int steps = argc > 1 ? atoi(argv[1]) : 200, every = argc > 2 ? atoi(argv[2]) : 10;
   const char *kills = argc > 3 ? argv[3] : "-";
+  int pause_at = pause_step(kills);
+  if (pause_at >= 0 && !getenv("PIDDIR")) {
+    if (wrank == 0) fprintf(stderr, "heat: *@p%d needs PIDDIR (the directory of the pause markers)\n", pause_at);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   FTCKPT_Config cfg;
   FTCKPT_Config_default(&cfg);
   cfg.df = argc > 4 ? atoi(argv[4]) : 2;
@@ -259,6 +296,7 @@ int main(int argc, char **argv) {
     rc = step % every == 0 ? save(kills) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS && step == steps) break;
     if (rc == MPI_SUCCESS && (kill = pending_kill(kills, 's', step)) >= 0) mark_kill(kill, 1), raise(SIGKILL);
+    if (rc == MPI_SUCCESS && step == pause_at) pause_here();
     if (rc == MPI_SUCCESS) rc = exchange_halos();
     int bad = rc != MPI_SUCCESS, anybody = 1;
     if (MPI_Allreduce(&bad, &anybody, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || anybody) {
