@@ -9,6 +9,20 @@ using namespace ftmpi::collapi;
 
 namespace {
 
+// A staged (not direct) reduction's buffers: my contribution packed into `in` (in place: it
+// is recvbuf's, loaded into `out`), and `out` ready for the result.
+void stage_reduction(const void* sendbuf, void* recvbuf, int count, const Datatype& t,
+                     const Form& form, Stage* in, Stage* out) {
+  const auto n = static_cast<std::size_t>(count);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    in->setup(sendbuf, n, t, form);
+    in->load_all();
+  }
+  out->setup(recvbuf, n, t, form);
+  if (in_place) out->load_all();
+}
+
 // MPI_Scan and MPI_Exscan: one argument check, one staging path, one algorithm (coll::scan or
 // coll::exscan) that differ only in whether my own element is in my prefix.
 int prefix_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -26,14 +40,8 @@ int prefix_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type
   if (form.direct) {
     return finish(c, algorithm(call.view(), p2p, in_place_or(sendbuf), recvbuf, r), fn);
   }
-  const auto n = static_cast<std::size_t>(count);
   Stage in, out;
-  if (!in_place) {
-    in.setup(sendbuf, n, *t, form);
-    in.load_all();
-  }
-  out.setup(recvbuf, n, *t, form);
-  if (in_place) out.load_all();
+  stage_reduction(sendbuf, recvbuf, count, *t, form, &in, &out);
   const coll::Status s =
       algorithm(call.view(), p2p, in_place ? coll::in_place : in.data(), out.data(), r);
   // An exclusive scan writes nothing at the first member: its recvbuf stays as it was.
@@ -63,14 +71,8 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
                           coll::allreduce(call.view(), p2p, in_place_or(sendbuf), recvbuf, r),
                           UniformResult{recvbuf, r.bytes(), count > 0}, "MPI_Allreduce");
   }
-  const auto n = static_cast<std::size_t>(count);
   Stage in, out;
-  if (!in_place) {
-    in.setup(sendbuf, n, *t, form);
-    in.load_all();
-  }
-  out.setup(recvbuf, n, *t, form);
-  if (in_place) out.load_all();
+  stage_reduction(sendbuf, recvbuf, count, *t, form, &in, &out);
   const coll::Status s =
       coll::allreduce(call.view(), p2p, in_place ? coll::in_place : in.data(), out.data(), r);
   const int rc = finish_uniform(c, call.view(), s, UniformResult{out.data(), r.bytes(), count > 0},
