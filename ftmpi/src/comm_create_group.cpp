@@ -11,11 +11,17 @@
 // uses, so a collective or nonblocking collective of the parent never matches them, and concurrent
 // calls on overlapping groups keep apart when their tags differ modulo 65535.
 //
-// Failures: a member already known failed makes the call fail at once; a member that dies
-// during it ends the waits on it (the leader's for its mask, the others' for the union), so
-// every survivor returns the failure error (MPI_ERR_OTHER, or MPIX_ERR_PROC_FAILED in ULFM
-// mode) and no communicator is made. The parent's state is not consulted: a failure of a
-// process outside the group does not concern this call. Nothing is repaired.
+// Failures: every member takes part in the exchange to its end, whatever it already knows, and
+// each message carries one more byte: 1 if its sender knows of no failed member. A member that
+// knows a failure when the call begins says so in its mask; the leader, told so or finding a
+// member dead (its wait for that member's mask ends when the process is known failed), tells
+// every live member that the union is void. So every survivor returns the failure error
+// (MPI_ERR_OTHER, or MPIX_ERR_PROC_FAILED in ULFM mode), none waits for a message that a member
+// which returned early never sends (members learn of a failure at different times), and no
+// message of the call is left behind to be matched by a later call with the same tag. A dead
+// leader ends the others' waits for the union. The exchange's requests are exempt from the
+// parent's NOP purge (Request::own_failures): a failure outside the group does not concern
+// this call, and the parent's state is not consulted. Nothing is repaired.
 #include <vector>
 
 #include "comm_child.h"
@@ -35,26 +41,26 @@ constexpr int kMaskBytes = static_cast<int>(kContextMaskBytes);
 int message_tag(int tag) { return ((tag % 65535) + 1) << 8 | kCreateGroupLowTag; }
 
 // The point-to-point of one call: requests on the parent's collective context, waited for
-// until complete or until the process at the other end is known failed.
+// until complete or until the process at the other end is known failed. A member already
+// known failed is not posted to: it counts as lost at once.
 class Exchange {
  public:
   Exchange(Comm* parent, int tag) : parent_(parent), tag_(message_tag(tag)) {}
   ~Exchange() {
     for (Pending& p : pending_) {
-      if (p.r == nullptr) continue;
       if (!p.r->complete) lib().engine.purge(p.r, MPI_ERR_OTHER);
       lib().engine.retire(p.r);
     }
   }
-  Err send(int rank, const std::vector<std::uint8_t>& bytes) {
-    return post(true, rank, const_cast<std::uint8_t*>(bytes.data()), bytes.size());
+  void send(int rank, const std::vector<std::uint8_t>& bytes) {
+    post(true, rank, const_cast<std::uint8_t*>(bytes.data()), bytes.size());
   }
-  Err recv(int rank, std::vector<std::uint8_t>* bytes, int size) {
+  void recv(int rank, std::vector<std::uint8_t>* bytes, int size) {
     bytes->assign(static_cast<std::size_t>(size), 0);
-    return post(false, rank, bytes->data(), bytes->size());
+    post(false, rank, bytes->data(), bytes->size());
   }
-  // Every posted request complete: Err::ok; one failed or its peer died: the failure error.
-  Err wait_all() {
+  // true: every posted request completed without error and no member was found failed.
+  bool wait_all() {
     Engine& e = lib().engine;
     e.wait_until([&] {
       for (const Pending& p : pending_) {
@@ -62,15 +68,10 @@ class Exchange {
       }
       return true;
     });
-    for (Pending& p : pending_) {
-      if (!p.r->complete || p.r->error != MPI_SUCCESS) {
-        return fail_report(failure_err(*parent_),
-                           "MPI_Comm_create_group: process %u of the group "
-                           "failed",
-                           p.proc);
-      }
+    for (const Pending& p : pending_) {
+      if (!p.r->complete || p.r->error != MPI_SUCCESS) lost_ = true;
     }
-    return Err::ok;
+    return !lost_;
   }
 
  private:
@@ -78,87 +79,89 @@ class Exchange {
     Request* r;
     std::uint32_t proc;
   };
-  Err post(bool send, int rank, void* buf, std::size_t bytes) {
+  void post(bool send, int rank, void* buf, std::size_t bytes) {
     Request* r = nullptr;
     Engine& e = lib().engine;
-    Err err = send ? e.isend(buf, bytes, rank, tag_, parent_, parent_->coll_context, &r)
-                   : e.irecv(buf, bytes, rank, tag_, parent_, parent_->coll_context, &r);
-    if (err != Err::ok) return err;
-    pending_.push_back({r, parent_->procs[static_cast<std::size_t>(rank)]});
-    return Err::ok;
+    const std::uint32_t proc = parent_->procs[static_cast<std::size_t>(rank)];
+    Err err = e.is_failed(proc) ? Err::other
+              : send ? e.isend(buf, bytes, rank, tag_, parent_, parent_->coll_context, &r)
+                     : e.irecv(buf, bytes, rank, tag_, parent_, parent_->coll_context, &r);
+    if (err != Err::ok) {
+      lost_ = true;
+      return;
+    }
+    r->own_failures = true;
+    pending_.push_back({r, proc});
   }
 
   Comm* parent_;
   int tag_;
+  bool lost_ = false;
   std::vector<Pending> pending_;
 };
 
+Err member_failed(const Comm& parent) {
+  return fail_report(failure_err(parent), "MPI_Comm_create_group: a member of the group failed");
+}
+
 // *used (this member's contribution) becomes the union of the members' contributions, the same
-// at every member. `ranks`: the members' parent ranks in group order. The union travels with
-// one more byte, 1 if the leader got every mask: a member the leader found dead makes the
-// leader tell the others so, which is what keeps them from waiting for a union that will not
-// come. Called again for each offer round: the messages of successive rounds between two
-// members keep their order (same tag and context).
+// at every member. `ranks`: the members' parent ranks in group order; `healthy`: this member
+// knows of no failed member. Each message has one more byte, 1 if its sender saw no failure:
+// the leader's union says whether it got every mask and every member's "healthy". Called again
+// for each offer round: the messages of successive rounds between two members keep their order
+// (same tag and context).
 Err exchange_masks(Comm* parent, const std::vector<int>& ranks, int my_group_rank, int tag,
-                   CommTable::ContextMask* used) {
+                   bool healthy, CommTable::ContextMask* used) {
   if (ranks.size() == 1) return Err::ok;
   if (my_group_rank != 0) {
     // The buffers outlive the exchange: its destructor cancels what is still posted on them.
     std::vector<std::uint8_t> mine = context_mask_bytes(*used), all;
+    mine.push_back(healthy ? 1 : 0);
     Exchange x(parent, tag);
-    if (Err e = x.recv(ranks[0], &all, kMaskBytes + 1); e != Err::ok) return e;
-    if (Err e = x.send(ranks[0], mine); e != Err::ok) return e;
-    if (Err e = x.wait_all(); e != Err::ok) return e;
-    if (all[kMaskBytes] != 1) {
-      return fail_report(failure_err(*parent),
-                         "MPI_Comm_create_group: a member of the group "
-                         "failed (the group's first member, rank %d of %s, says so)",
-                         ranks[0], parent->name.c_str());
-    }
+    x.recv(ranks[0], &all, kMaskBytes + 1);
+    x.send(ranks[0], mine);
+    if (!x.wait_all() || all[kMaskBytes] != 1) return member_failed(*parent);
     used->reset();
     merge_context_mask(all.data(), kContextMaskBytes, used);
     return Err::ok;
   }
   std::vector<std::vector<std::uint8_t>> theirs(ranks.size());
-  Err gathered = Err::ok;
+  bool all_healthy = healthy;
   {
     Exchange x(parent, tag);
-    for (std::size_t i = 1; i < ranks.size() && gathered == Err::ok; ++i) {
-      gathered = x.recv(ranks[i], &theirs[i], kMaskBytes);
-    }
-    if (gathered == Err::ok) gathered = x.wait_all();
+    for (std::size_t i = 1; i < ranks.size(); ++i) x.recv(ranks[i], &theirs[i], kMaskBytes + 1);
+    if (!x.wait_all()) all_healthy = false;
   }
-  if (gathered == Err::ok) {
-    for (std::size_t i = 1; i < ranks.size(); ++i) {
-      merge_context_mask(theirs[i].data(), theirs[i].size(), used);
-    }
+  for (std::size_t i = 1; i < ranks.size() && all_healthy; ++i) {
+    if (theirs[i][kMaskBytes] != 1) all_healthy = false;
+    merge_context_mask(theirs[i].data(), kContextMaskBytes, used);
   }
   std::vector<std::uint8_t> all = context_mask_bytes(*used);
-  all.push_back(gathered == Err::ok ? 1 : 0);
+  all.push_back(all_healthy ? 1 : 0);
   Exchange back(parent, tag);
-  Err sent = Err::ok;
-  for (std::size_t i = 1; i < ranks.size(); ++i) {
-    if (Err e = back.send(ranks[i], all); e != Err::ok && sent == Err::ok) sent = e;
-  }
-  if (Err e = back.wait_all(); e != Err::ok && sent == Err::ok) sent = e;
-  return gathered != Err::ok ? gathered : sent;
+  for (std::size_t i = 1; i < ranks.size(); ++i) back.send(ranks[i], all);
+  // A member that died now cannot use the union; the others will, so the leader does too.
+  back.wait_all();
+  return all_healthy ? Err::ok : member_failed(*parent);
 }
 
 Err create_group(Comm* parent, const Group& g, int tag, MPI_Comm* out) {
   std::vector<int> ranks;
+  bool healthy = true;
   for (std::uint32_t p : g.procs) {
     const int r = p < parent->rank_of_proc.size() ? parent->rank_of_proc[p] : -1;
     if (r < 0) {
       return fail(Err::group, "MPI_Comm_create_group: the group has a process that is not in %s",
                   parent->name.c_str());
     }
-    if (parent->is_failed(r) || lib().engine.is_failed(p)) {
-      return fail_report(failure_err(*parent),
-                         "MPI_Comm_create_group: rank %d of %s (a member "
-                         "of the group) has failed",
-                         r, parent->name.c_str());
-    }
+    if (parent->is_failed(r) || lib().engine.is_failed(p)) healthy = false;
     ranks.push_back(r);
+  }
+  if (!healthy && ranks.size() > 1) {
+    // Take part all the same: the members that do not know it yet wait for this one's word.
+    CommTable::ContextMask none;
+    (void)exchange_masks(parent, ranks, g.my_rank, tag, false, &none);
+    return member_failed(*parent);
   }
   Library& l = lib();
   ContextChoice choice(&l.construct.claims(), &l.comms, &l.consensus,
@@ -166,7 +169,7 @@ Err create_group(Comm* parent, const Group& g, int tag, MPI_Comm* out) {
   std::uint32_t context = 0;
   if (ranks.size() > 1 || !choice.pick_private(&context)) {
     auto round = [&](CommTable::ContextMask* mask) {
-      return exchange_masks(parent, ranks, g.my_rank, tag, mask);
+      return exchange_masks(parent, ranks, g.my_rank, tag, true, mask);
     };
     CommTable::ContextMask united = choice.contribution();
     if (Err e = round(&united); e != Err::ok) return e;

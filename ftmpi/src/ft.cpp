@@ -84,7 +84,8 @@ void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
     if (q.comm != &c || q.complete || q.kind == Request::Kind::nbc) return;
     // NOP: nothing pending on the communicator survives. CONT: only what names the dead
     // process or could be satisfied by it (wildcard receives).
-    if (nop || q.peer == r || (q.kind == Request::Kind::recv && q.peer == MPI_ANY_SOURCE)) {
+    if ((nop && !q.own_failures) || q.peer == r ||
+        (q.kind == Request::Kind::recv && q.peer == MPI_ANY_SOURCE)) {
       engine_->purge(&q, to_code(fail_report(Err::other, "rank %d of %s failed", r, c.name.c_str())));
     }
   });

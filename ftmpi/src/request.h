@@ -31,6 +31,9 @@ struct Request {
   bool cancelled = false;  // MPI_Cancel took effect (MPI_Test_cancelled)
   bool cancel_asked = false;  // send: MPI_Cancel asked the receiver already
   bool sync = false;          // a synchronous send (its ack says the message was matched)
+  // Its owner ends it when the process at the other end fails (MPI_Comm_create_group's
+  // exchange): a failure of another process does not purge it in NOP mode.
+  bool own_failures = false;
   std::uint32_t message = 0;  // send: its number among this process's sends to the peer
   int parts = 1;           // completions still needed (a synchronous send also waits for its ack)
   Request* ack = nullptr;  // synchronous send: its pending ack receive

@@ -6,12 +6,17 @@
  * - a group of one; a bad tag (MPI_ERR_TAG); the new communicators work (allreduce, p2p).
  * With the argument "kill" (run with --comm-mode shrink, at least 3 ranks): the last world rank
  * dies; a group that holds it fails in every survivor (MPI_ERR_OTHER) and none hangs; a group
- * without it still works. */
+ * without it still works. "kill late": world rank 0, the groups' leader, knows of the failure
+ * before it calls (the others call at once, most often before they know): it must still take
+ * part, or they wait for it for ever where no purge of the parent's requests ends their waits
+ * (--msg-mode cont, ULFM). "ulfm" after it: the failure's class is MPIX_ERR_PROC_FAILED. */
+#include <mpi-ext.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int wrank, wsize, failures;
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
@@ -89,22 +94,23 @@ static void basic(void) {
   MPI_Group_free(&g);
 }
 
-static void killed(void) {
+static void killed(int leader_late, int failed_class) {
   const int victim = wsize - 1;
   MPI_Barrier(MPI_COMM_WORLD);
   if (wrank == victim) raise(SIGKILL);
+  if (leader_late && wrank == 0) usleep(300 * 1000);  /* detection takes a few ms */
   MPI_Comm c = MPI_COMM_NULL;
   /* every world rank: the victim is a member (the last one; the leader is rank 0) */
   MPI_Group g = world_range(0, wsize - 1, 1);
   int rc = MPI_Comm_create_group(MPI_COMM_WORLD, g, 1, &c), cls = -1;
   MPI_Error_class(rc, &cls);
-  CHECK(cls == MPI_ERR_OTHER && c == MPI_COMM_NULL, "create_group with a dead member: class %d", cls);
+  CHECK(cls == failed_class && c == MPI_COMM_NULL, "create_group with a dead member: class %d", cls);
   MPI_Group_free(&g);
   /* the victim as the leader of a group in descending order */
   g = world_range(wsize - 1, 0, -1);
   rc = MPI_Comm_create_group(MPI_COMM_WORLD, g, 2, &c);
   MPI_Error_class(rc, &cls);
-  CHECK(cls == MPI_ERR_OTHER, "create_group led by a dead member: class %d", cls);
+  CHECK(cls == failed_class, "create_group led by a dead member: class %d", cls);
   MPI_Group_free(&g);
   /* the survivors only: works, though MPI_COMM_WORLD itself has a failure */
   int members[64];
@@ -162,7 +168,11 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 1;
   }
-  if (argc > 1 && strcmp(argv[1], "kill") == 0) killed();
+  if (argc > 1 && strcmp(argv[1], "kill") == 0) {
+    const int late = argc > 2 && strcmp(argv[2], "late") == 0;
+    const int ulfm = strcmp(argv[argc - 1], "ulfm") == 0;
+    killed(late, ulfm ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER);
+  }
   basic();
   crossed_idup();
   int total = 0;
