@@ -189,6 +189,10 @@ Err Intercomms::leader_exchange(const Channel& ch, const std::vector<std::uint8_
   if (Err e = engine_->irecv(nullptr, max, ch.peer, ch.tag, ch.comm, ch.context, &rr); e != Err::ok) {
     return e;
   }
+  // The exchange ends when it completes or the other leader fails: a failure of another process
+  // of the peer communicator does not concern it (its NOP purge must not cut it: one group would
+  // give up while the other got its message and went on).
+  rr->own_failures = true;
   if (Err e = engine_->isend(send.data(), send.size(), ch.peer, ch.tag, ch.comm, ch.context, &sr);
       e != Err::ok) {
     engine_->cancel(rr);
@@ -196,6 +200,7 @@ Err Intercomms::leader_exchange(const Channel& ch, const std::vector<std::uint8_
     engine_->retire(rr);
     return e;
   }
+  sr->own_failures = true;
   engine_->wait(sr);
   engine_->wait(rr);
   int error = sr->error != MPI_SUCCESS ? sr->error : rr->error;

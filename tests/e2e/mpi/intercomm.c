@@ -5,11 +5,16 @@
  * errors with their classes. Needs at least 2 ranks.
  * With the argument "kill" (run with --comm-mode shrink): world rank 1 dies while everybody else
  * waits on the even/odd intercommunicator; the waits and every later call on it must return
- * MPI_ERR_OTHER (intercommunicators are not repaired), and MPI_COMM_WORLD still repairs. */
+ * MPI_ERR_OTHER (intercommunicators are not repaired), and MPI_COMM_WORLD still repairs.
+ * With "outsider" (5 ranks, --comm-mode shrink): world rank 4, in neither group, dies; one leader
+ * creates the intercommunicator over MPI_COMM_WORLD at once, the other 200 ms later, so the first
+ * one's exchange is pending when the failure is noticed: it must still succeed everywhere (the
+ * failure does not concern it; the NOP purge of MPI_COMM_WORLD's messages must not cut it). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 static int wrank, wsize, failures;
@@ -440,6 +445,32 @@ static void failure(void) {
   exit(failures ? 1 : 0);
 }
 
+static void outsider(void) {
+  const int color = wrank < 2 ? 0 : wrank < 4 ? 1 : MPI_UNDEFINED;
+  MPI_Comm local = MPI_COMM_NULL, ic = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &local);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (wrank == 4) raise(SIGKILL);
+  if (color == 1) usleep(200 * 1000);
+  int rc = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, color == 0 ? 2 : 0, 7, &ic);
+  CHECK(rc == MPI_SUCCESS, "create beside a dead outsider: rc %d", rc);
+  if (rc == MPI_SUCCESS) {
+    int lrank = -1, mine = wrank, theirs = -1;
+    MPI_Comm_rank(local, &lrank);
+    rc = MPI_Sendrecv(&mine, 1, MPI_INT, lrank, 0, &theirs, 1, MPI_INT, lrank, 0, ic,
+                      MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && theirs == (color == 0 ? wrank + 2 : wrank - 2),
+          "across: rc %d, got %d", rc, theirs);
+    MPI_Comm_free(&ic);
+  }
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, local);
+  MPI_Comm_free(&local);
+  MPI_Finalize();
+  if (wrank == 0 && total == 0) printf("rank 0: intercomm outsider OK\n");
+  exit(failures ? 1 : 0);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -451,6 +482,14 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   if (argc > 1 && strcmp(argv[1], "kill") == 0) failure();
+  if (argc > 1 && strcmp(argv[1], "outsider") == 0) {
+    if (wsize != 5) {
+      if (wrank == 0) fprintf(stderr, "intercomm outsider: needs 5 ranks\n");
+      MPI_Finalize();
+      return 1;
+    }
+    outsider();
+  }
   struct split s[2];
   make_split(&s[0], "even/odd", even_odd, 0);
   make_split(&s[1], "one/rest", one_vs_rest, 1);
