@@ -23,7 +23,9 @@
 # stalled    mpirun SIGKILLed under a 3-host job whose daemons' loops are stuck
 #             (FTMPI_TEST_DAEMON_STALL, forwarded by mpirun to the remote daemons): every daemon's
 #             watchdog must end its ranks and remove their /dev/shm segments and its run files
-#             (last_resort_cleanup.h) — nothing left on any host. ROUNDS rounds.
+#             (last_resort_cleanup.h) — nothing left on any host. ROUNDS rounds. mpirun's heartbeat
+#             timeout is long (it would otherwise end the job itself: nothing is heard from the
+#             stalled hosts); each wait is bounded in wall time, not in looks.
 set -u
 CASE=$1 BIN=$2 TBIN=$3 RANK=$4 ROUNDS=${5:-5}
 here=$(dirname "$(readlink -f "$0")")
@@ -128,36 +130,60 @@ case_handshake_death() {
     echo "ok [handshake_death] $ROUNDS rounds; mpirun ended this many ms after the survivors' OK:$times"
 }
 
+# The rank processes (comm signal_self, not mpirun whose argv names it) on this harness's hosts.
+count_stalled_ranks() {
+    local h ns=" " p n=0
+    for h in "${H[@]}"; do ns="$ns$(readlink "/proc/$(cat "$FTNS/$h.pid")/ns/uts") "; done
+    for p in $(pgrep -x signal_self); do
+        [[ "$ns" == *" $(readlink "/proc/$p/ns/uts" 2>/dev/null) "* ]] && n=$((n + 1))
+    done
+    echo "$n"
+}
+
+# clean_within MS HOST...: nothing left on the HOSTs within MS ms of wall time (hosts.sh clean
+# counts looks, and one look scans /proc: seconds each on a machine at load 40).
+clean_within() {
+    local end=$(( $(now_ms) + $1 )); shift
+    until bash "$here/hosts.sh" clean 0 "$@" >/dev/null; do
+        [ "$(now_ms)" -lt "$end" ] || { bash "$here/hosts.sh" clean 0 "$@"; return 1; }
+        sleep 0.2
+    done
+}
+
 case_stalled() {
-    local round mp n h p
+    local round mp n end times= t0
     for round in $(seq "$ROUNDS"); do
         STEP="round $round"
         rm -f "$T/out" "$T/err"
-        FTMPI_TEST_DAEMON_STALL=1 timeout -s KILL 60 bash "$here/hosts.sh" exec "${H[0]}" \
-            "$BIN/mpirun" --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" --timeout 50 \
-            -n 6 --map-by node "$SIGNAL_SELF" >"$T/out" 2>"$T/err" </dev/null &
+        t0=$(now_ms)
+        # --heartbeat-timeout: the stalled daemons send no heartbeats, so with the default 1 s
+        # mpirun declared a host lost, ended the job (ABORT) and exited by itself 5 s later
+        # (its wait for the kill's confirmation): under load before this test killed it ("no
+        # mpirun to kill"). The case is mpirun SIGKILLed, so its watch must outlast the round.
+        # (The daemons' own watch of mpirun runs in their stalled loops: it never fires.)
+        FTMPI_TEST_DAEMON_STALL=1 timeout -s KILL 90 bash "$here/hosts.sh" exec "${H[0]}" \
+            "$BIN/mpirun" --hostfile "$FTNS/hostfile" --launcher-exec "$FTNS/ssh" --timeout 80 \
+            --heartbeat-timeout 600000 -n 6 --map-by node "$SIGNAL_SELF" >"$T/out" 2>"$T/err" </dev/null &
         mp=$!
         # The ranks cannot finish MPI_Init (the stalled loops never serve the fence across
-        # hosts), so wait until every host runs its 2 rank processes.
-        for _ in $(seq 300); do
-            n=0
-            for h in "${H[@]}"; do
-                for p in $(bash "$here/hosts.sh" procs "$h"); do
-                    grep -q "signal_self" "/proc/$p/cmdline" 2>/dev/null && n=$((n + 1))
-                done
-            done
-            [ "$n" -ge 6 ] && break
+        # hosts), so wait until every host runs its 2 rank processes: bounded in wall time
+        # (each look scans /proc, which takes seconds at load 40), well inside mpirun's --timeout.
+        end=$(( t0 + 40000 ))
+        while n=$(count_stalled_ranks); [ "$n" -lt 6 ]; do
+            [ "$(now_ms)" -lt "$end" ] || fail "only $n of 6 rank processes started within 40 s"
+            kill -0 "$mp" 2>/dev/null || fail "mpirun ended before its 6 ranks ran"
             sleep 0.1
         done
-        [ "$n" -ge 6 ] || fail "only $n of 6 rank processes started"
         sleep 1  # their shared-memory regions exist before the address exchange that waits
         # mpirun runs inside host 1's namespace under `timeout`: SIGKILL the mpirun itself.
         pkill -KILL -f "^$BIN/mpirun --hostfile $FTNS/hostfile" || fail "no mpirun to kill"
         wait "$mp" 2>/dev/null
+        grep -q "lost" "$T/err" && fail "mpirun declared a host lost before it was killed"
         # The watchdogs' grace is 5 s; then the sweep (ranks, segments) and the run files.
-        bash "$here/hosts.sh" clean 150 "${H[0]}" "${H[1]}" "${H[2]}" || fail "left behind after the watchdogs"
+        clean_within 30000 "${H[0]}" "${H[1]}" "${H[2]}" || fail "left behind 30 s after mpirun was killed"
+        times="$times $(( $(now_ms) - t0 ))"
     done
-    echo "ok [stalled] $ROUNDS rounds: nothing left on any host"
+    echo "ok [stalled] $ROUNDS rounds: nothing left on any host, ms:$times"
 }
 
 case "$CASE" in
