@@ -11,6 +11,9 @@ namespace ftmpi::transport {
 
 namespace {
 constexpr std::size_t kWantedInjectSize = 4096;
+// kWantedInjectSize plus room for rxm's packet header (rxm's eager limit is the buffer size
+// minus that header; inject must fit below it).
+constexpr char kRxmBufferSize[] = "4608";
 }  // namespace
 
 std::string resolve_provider(const std::string& requested, const std::string& env_value) {
@@ -36,7 +39,19 @@ void export_provider_defaults(const std::string& provider, bool one_host) {
   // (16 KiB..128 KiB) it crashes. Without both, truncation is reported and the connection
   // lives on; SAR's range goes through rxm's zero-copy rendezvous instead.
   setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", /*overwrite=*/0);
-  setenv("FI_OFI_RXM_SAR_LIMIT", "16384", /*overwrite=*/0);
+  // rxm's buffer pools grow by 1024 buffers of FI_OFI_RXM_BUFFER_SIZE (default 16 KiB): the
+  // first send of a process maps and initialises 17 MB of send buffers, its first connection
+  // as much of receive buffers. A REBUILD's agreement is the first tcp send of most ranks
+  // (collectives cross hosts through one rank per host), and those 17 MB cost 7-20 ms each on
+  // the repair's path (strace: mmap of 17305600 bytes, then 20 ms without a system call before
+  // the sendmsg, load ~12). Buffers just big enough for our inject size (kWantedInjectSize
+  // plus rxm's header) make each pool 4.9 MB: 3-host REBUILD with a spare, 8 ranks, 9 runs
+  // alternating, load ~15: 71.7 -> 23.3 ms median (8 KiB buffers: 35.1). Messages between
+  // that size and 16 KiB take rxm's rendezvous instead of its eager copy; our own large path
+  // (announce, then the payload) already starts above the inject size.
+  setenv("FI_OFI_RXM_BUFFER_SIZE", kRxmBufferSize, /*overwrite=*/0);
+  // The SAR range (buffer size .. SAR limit) stays empty: rendezvous above the buffer size.
+  setenv("FI_OFI_RXM_SAR_LIMIT", kRxmBufferSize, /*overwrite=*/0);
   // rxm preallocates its message buffers (16 KiB each) for 128 receives and 128 sends per
   // connection: 77 MB resident per process at open. A killed process's exit unmaps them
   // before its daemon can reap it, which delays the failure report: kill to reaped 33 ms
