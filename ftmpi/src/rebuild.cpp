@@ -82,6 +82,17 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
   // FTMPI_DEBUG: the repair's phases ("rebuild" lines; README, REBUILD with a hot spare).
   FTMPI_DLOG("rebuild", "%s: plan: %u new process(es) from index %u, leader process %u", w->name.c_str(),
              plan.count, plan.base, plan.leader);
+  // Each replacement says hello once it can reach us; its hello carries its fabric address.
+  std::vector<bool> joined(plan.count, false);
+  std::vector<std::vector<std::uint8_t>> hello(plan.count);
+  auto take_hellos = [&] {
+    bool all = true;
+    for (std::uint32_t i = 0; i < plan.count; ++i) {
+      if (!joined[i]) joined[i] = consensus_->take_note(kChannel, plan.base, kHello, plan.base + i, &hello[i]);
+      all = all && joined[i];
+    }
+    return all;
+  };
   std::vector<std::uint8_t> spawned(1, 0);
   if (me == plan.leader) {
     std::string why;
@@ -98,41 +109,45 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
     }
     if (spawned[0] == 0) return fail(Err::other, "REBUILD of %s: %s", w->name.c_str(), why.c_str());
   } else {
+    // The leader's note comes only after the spawn's answer travelled back to it (on several
+    // hosts through its daemon and mpirun), often after the new processes' hellos: a hello
+    // from every new process proves the spawn as well (the launcher answers once it started
+    // them; a failed start says no hello), so either ends the wait.
     bool got = false;
+    bool all_hello = false;
     engine_->wait_until([&] {
       got = consensus_->take_note(kChannel, plan.base, kSpawned, plan.leader, &spawned);
-      return got || engine_->is_failed(plan.leader);
+      all_hello = !got && take_hellos();
+      return got || all_hello || engine_->is_failed(plan.leader);
     });
-    if (!got) {
+    if (!got && !all_hello) {
       return fail_report(Err::other, "rank %d, which was starting the replacements for %s, failed; repair again",
                   leader_rank, w->name.c_str());
     }
-    FTMPI_DLOG("rebuild", "leader's spawned note %s", got ? "received" : "missing: leader failed");
-    if (spawned.empty() || spawned[0] == 0) {
+    FTMPI_DLOG("rebuild", "%s", got ? "leader's spawned note received" : "every new process said hello");
+    if (got && (spawned.empty() || spawned[0] == 0)) {
       return fail(Err::other, "REBUILD of %s: the launcher could not start replacement processes",
                   w->name.c_str());
     }
   }
 
-  // Each replacement says hello once it can reach us; then we can look up its address.
-  std::vector<bool> joined(plan.count, false);
   const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
   engine_->wait_until([&] {
+    (void)take_hellos();
     bool all = true;
-    for (std::uint32_t i = 0; i < plan.count; ++i) {
-      const std::uint32_t p = plan.base + i;
-      if (!joined[i]) joined[i] = consensus_->take_note(kChannel, plan.base, kHello, p, nullptr);
-      all = all && (joined[i] || engine_->is_failed(p));
-    }
+    for (std::uint32_t i = 0; i < plan.count; ++i) all = all && (joined[i] || engine_->is_failed(plan.base + i));
     return all || now_ms() > deadline;
   });
-  FTMPI_DLOG("rebuild", "hello from the new process(es) (or they failed); looking up addresses");
+  FTMPI_DLOG("rebuild", "hello from the new process(es) (or they failed); inserting addresses");
   std::vector<std::vector<std::uint8_t>> addrs;
   for (std::uint32_t p = engine_->peer_count(); p < plan.base + plan.count; ++p) {
     addrs.emplace_back();
     if (!plan.is_new(p) || !joined[p - plan.base] || engine_->is_failed(p)) continue;
+    // The hello's address spares a PMIx lookup (through mpirun when the new process runs on
+    // another host); a hello without one (never sent by this library) falls back to it.
+    addrs.back() = std::move(hello[p - plan.base]);
     std::string why;
-    if (!runtime_->lookup_address(p, timeout_ms(), &addrs.back(), &why)) {
+    if (addrs.back().empty() && !runtime_->lookup_address(p, timeout_ms(), &addrs.back(), &why)) {
       addrs.back().clear();
       joined[p - plan.base] = false;
     }
@@ -216,7 +231,8 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
     if (!plan.is_new(p)) survivors.push_back(p);
   }
   FTMPI_DLOG("rebuild", "join: addresses inserted; hello to %zu survivors", survivors.size());
-  for (std::uint32_t s : survivors) consensus_->post_note(s, kChannel, plan.base, kHello, {});
+  // The hello carries our address: the survivor inserts it without looking it up.
+  for (std::uint32_t s : survivors) consensus_->post_note(s, kChannel, plan.base, kHello, engine_->address());
   std::vector<bool> welcomed(survivors.size(), false);
   const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
   engine_->wait_until([&] {
