@@ -93,8 +93,10 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
         }
         if (!job.first_failure_code) job.first_failure_code = failure_exit_code(rank);
         continues = job.others_alive(rank.rank);
-        if (continues) (void)pmix_.notify_proc_aborted(job.pmix_nspace, rank.rank, job.event_seal);
+        // The other hosts first: their survivors hear of it through mpirun, two more hops,
+        // so the report leaves before this host's PMIx event is prepared.
         if (continues && job.slice) report_failure_to_hub(job, rank);
+        if (continues) (void)pmix_.notify_proc_aborted(job.pmix_nspace, rank.rank, job.event_seal);
     } else if (job.phase == JobPhase::killing) {
         rank.failed = false;  // we killed it; the job's outcome already says why
     }
