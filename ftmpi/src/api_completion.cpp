@@ -71,6 +71,25 @@ int find_complete(int count, const MPI_Request* reqs) {
   return -1;
 }
 
+// MPI_Waitany/MPI_Waitsome: the request they wait for when it is the array's only unfinished
+// one and a nonblocking collective, else nullptr. That one may then run to its end inline,
+// as in MPI_Wait (Nbc::wait). Not with another unfinished request beside it: the call must
+// return as soon as that one completes, and the application may need that return (its
+// reply) before the collective can end anywhere. Looks at completion flags only: no polling.
+Request* sole_unfinished_nbc(int count, const MPI_Request* reqs) {
+  RequestPool& pool = lib().engine.requests();
+  Request* found = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    Request* op = operation_of(pool.find(reqs[i]));
+    if (op == nullptr) continue;       // an inactive persistent request
+    if (op->complete) return nullptr;  // the call returns at once
+    if (found != nullptr || op->kind != Request::Kind::nbc) return nullptr;
+    found = op;
+  }
+  return found;
+}
+
 MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
@@ -175,6 +194,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
     fill_empty_status(status);
     return MPI_SUCCESS;
   }
+  if (Request* r = sole_unfinished_nbc(count, requests)) lib().nbc.wait(r);  // as in MPI_Wait
   int i = -1;
   lib().engine.wait_until([&] { return (i = find_complete(count, requests)) >= 0; });
   Request* r = lib().engine.requests().find(requests[i]);
@@ -219,6 +239,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
+  if (Request* r = sole_unfinished_nbc(incount, requests)) lib().nbc.wait(r);  // as in MPI_Wait
   lib().engine.wait_until([&] { return find_complete(incount, requests) >= 0; });
   return retire_some(incount, requests, outcount, indices, statuses);
 }
