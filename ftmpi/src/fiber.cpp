@@ -123,7 +123,7 @@ void give_stack(unsigned char* s) {
 
 }  // namespace
 
-thread_local Fiber* Fiber::current_ = nullptr;
+thread_local Fiber* Fiber::current_ FTMPI_TLS_FAST = nullptr;
 std::atomic<int> Fiber::resumed_{0};
 
 #ifdef FTMPI_FIBER_SWITCH_ASM

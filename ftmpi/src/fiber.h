@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <functional>
 
+#include "tls_fast.h"
+
 namespace ftmpi {
 
 class Fiber {
@@ -47,10 +49,11 @@ class Fiber {
 
   // On a fiber: back to whoever resumed it. Returns when it is resumed again.
   static void yield();
-  // True while a fiber's body runs (on this thread). Asked on every wait and collective entry:
-  // a thread-local in a shared library costs a __tls_get_addr call (~11 instructions), so a
-  // process-wide count of resumed fibers answers first; it is 0 unless a nonblocking
-  // collective is being stepped somewhere. A thread with a fiber of its own running has
+  // True while a fiber's body runs (on this thread). Asked on every wait, poll and collective
+  // entry: a process-wide count of resumed fibers answers first (one shared load); it is 0
+  // unless a nonblocking collective is being stepped somewhere. Then the thread-local is read
+  // (initial-exec, tls_fast.h: a __tls_get_addr call per poll was ~5% of an Iallreduce's
+  // instructions at 2 ranks). A thread with a fiber of its own running has
   // raised it itself before (program order), so it never reads 0 then.
   static bool running() {
     return resumed_.load(std::memory_order_relaxed) != 0 && current_ != nullptr;
@@ -90,7 +93,7 @@ class Fiber {
   const void* caller_bottom_ = nullptr;
   std::size_t caller_size_ = 0;
 
-  static thread_local Fiber* current_;
+  static thread_local Fiber* current_ FTMPI_TLS_FAST;
   static std::atomic<int> resumed_;  // fibers resumed and not yet back, all threads
 };
 

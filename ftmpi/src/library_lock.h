@@ -21,8 +21,7 @@
 #include <cstdint>
 
 #include "futex_mutex.h"
-
-#define FTMPI_TLS_FAST __attribute__((tls_model("initial-exec")))
+#include "tls_fast.h"
 
 namespace ftmpi {
 
