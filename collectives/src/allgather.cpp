@@ -3,7 +3,10 @@
 // recursive doubling which needs a power of two), a ring for long ones (n-1 steps, but each
 // member sends and receives only (n-1)/n of the data once, all links busy; threshold
 // FTMPI_COLL_ALLGATHER_LARGE on the gathered total).
+// Blocks of at most kFanBlockMax bytes among 3 to FTMPI_COLL_ALLGATHER_FAN members go through
+// the first member instead (fan.h: one wait per member, not ceil(log2 n) dependent rounds).
 // allgatherv: ring, writing straight into the members' slots, whatever the block sizes.
+#include "fan.h"
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
 #include <ftmpi/coll/scratch.h>
@@ -13,6 +16,9 @@ namespace ftmpi::coll {
 using namespace detail;
 
 namespace {
+
+// The first member of the fan sends n - 1 answers of n blocks each: short blocks only.
+constexpr std::size_t kFanBlockMax = 256;
 
 // After step k (dist = 2^k) buf holds the blocks of vranks me .. me+2*dist-1 (mod n) in that
 // order; the last step sends only what the receiver still lacks. Finally the rotated blocks
@@ -66,7 +72,11 @@ Status allgather(const View& view, P2P& p2p, const void* sendbuf, std::size_t bl
   }
   const int n = g.size();
   if (n == 1 || block == 0) return Status::ok;
-  if (static_cast<std::size_t>(n) * block >= tuning().allgather_large) {
+  const Tuning& tune = tuning();
+  if (n >= 3 && static_cast<std::size_t>(n) <= tune.allgather_fan && block <= kFanBlockMax) {
+    return fan_allgather(g, p2p, out, block);
+  }
+  if (static_cast<std::size_t>(n) * block >= tune.allgather_large) {
     return ring(
         g, p2p, out, [block](int c) { return static_cast<std::size_t>(c) * block; },
         [block](int) { return block; }, tag::allgather);

@@ -4,7 +4,7 @@
 // doubling. When ranks outnumber cores every wait is a process switched out and back in, so
 // fewer waits win there (tests/bench/coll_switches.c counts them); the first member's 2(n-1)
 // messages bound it to small n (tuning.h: FTMPI_COLL_BARRIER_FAN, FTMPI_COLL_ALLREDUCE_FAN,
-// FTMPI_COLL_ALLTOALL_FAN), and two hops in a row lose to one exchange at n = 2: from 3 on.
+// FTMPI_COLL_ALLTOALL_FAN, FTMPI_COLL_ALLGATHER_FAN), and two hops in a row lose to one exchange at n = 2: from 3 on.
 // Open MPI's tuned component picks the same shape (basic linear) for a 4-rank barrier.
 #pragma once
 
@@ -27,5 +27,13 @@ Status fan_allreduce(const Group& g, P2P& p2p, const Reduction& r, unsigned char
 // n(n - 1), one wait per member. Meant for short blocks (the first member moves n^2 of them).
 Status fan_alltoall(const Group& g, P2P& p2p, const unsigned char* send, unsigned char* recv,
                     std::size_t block);
+
+// Allgather of uniform blocks (`block` bytes per communicator rank, my block already in my
+// slot of `out`, slots indexed by communicator rank as in allgather()): every other member
+// sends its block to the first member, which answers each with all members' blocks in
+// virtual-rank order: 2(n - 1) messages and one wait per member, against ceil(log2 n) rounds
+// of Bruck's algorithm. A clean finish implies every member's block arrived (the settle of
+// ATOMIC mode relies on it). Meant for short blocks (the first member sends n(n - 1) of them).
+Status fan_allgather(const Group& g, P2P& p2p, unsigned char* out, std::size_t block);
 
 }  // namespace ftmpi::coll::detail

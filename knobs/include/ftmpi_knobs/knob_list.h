@@ -89,6 +89,10 @@
              "collectives",                                                                     \
              "members up to which an alltoall of blocks up to 256 B goes through the first "    \
              "member (from 3 members), not every message at once")                              \
+  FTMPI_KNOB(coll_allgather_fan, "FTMPI_COLL_ALLGATHER_FAN", integer, "8", 0, 1e9, "",         \
+             "collectives",                                                                     \
+             "members up to which an allgather of blocks up to 256 B goes through the first "   \
+             "member (from 3 members), not Bruck's algorithm")                                  \
   /* ---- transport ---- */                                                                     \
   FTMPI_KNOB(provider, "FTMPI_PROVIDER", text, "shm", 0, 0, "", "transport",                    \
              "shm: ftmpi's own shared memory (one host, libfabric never loaded); or a "         \

@@ -83,10 +83,12 @@ std::vector<NamedTuning> tunings() {
   large.barrier_fan = 0;  // dissemination and recursive doubling at every size
   large.allreduce_fan = 0;
   large.alltoall_fan = 0;
+  large.allgather_fan = 0;
   Tuning fan;  // fan-in/fan-out at every member count (the defaults use it for few only)
   fan.barrier_fan = ~std::size_t{0};
   fan.allreduce_fan = ~std::size_t{0};
   fan.alltoall_fan = ~std::size_t{0};
+  fan.allgather_fan = ~std::size_t{0};
   Tuning chain = large;
   chain.bcast_pipeline = 1;
   chain.bcast_segment = 7;  // odd, so the last segment is short

@@ -30,6 +30,9 @@
 //   FTMPI_COLL_ALLTOALL_FAN          members up to which an alltoall of blocks up to 256 bytes
 //                                    goes through the first member (fan-in/fan-out) instead
 //                                    of every message posted at once; from 3 members  (8)
+//   FTMPI_COLL_ALLGATHER_FAN         members up to which an allgather of blocks up to 256 bytes
+//                                    goes through the first member (fan-in/fan-out) instead
+//                                    of Bruck's algorithm; from 3 members       (8)
 //   FTMPI_COLL_ALLTOALL_LARGE        bytes per peer at or above which alltoall(v) uses
 //                                    pairwise exchange instead of posting everything at once
 //                                                                               (32768)
@@ -56,6 +59,7 @@ struct Tuning {
   std::size_t barrier_fan = 8;    // a member count, not bytes
   std::size_t allreduce_fan = 8;  // a member count, not bytes
   std::size_t alltoall_fan = 8;   // a member count, not bytes
+  std::size_t allgather_fan = 8;  // a member count, not bytes
 };
 
 // The thresholds in force: the environment, read on the first call.
