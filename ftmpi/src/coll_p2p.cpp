@@ -45,8 +45,12 @@ coll::Status CommP2P::isend(int peer, const void* buf, std::size_t bytes, int ta
 coll::Status CommP2P::irecv(int peer, void* buf, std::size_t bytes, int tag,
                             coll::RequestId* req) {
   if (failed()) return coll::Status::proc_failed;
+  // A message already here completes the receive with no request (Engine::irecv's at_once):
+  // at 2 ranks that is most of an 8 B broadcast's receiver and of a reduction's root when the
+  // other side runs ahead. Its id then names an empty slot, as a send that went at once.
   Request* r = nullptr;
-  Err e = engine_->irecv(buf, bytes, peer, tag + tag_offset_, comm_, comm_->coll_context, &r);
+  Engine::Received got;
+  Err e = engine_->irecv(buf, bytes, peer, tag + tag_offset_, comm_, comm_->coll_context, &r, &got);
   return track(e, r, req);
 }
 

@@ -51,10 +51,20 @@ class Engine {
     (void)number_send(peer);
     return true;
   }
+  // What a receive completed at once found (irecv's at_once).
+  struct Received {
+    int source = MPI_ANY_SOURCE;  // communicator rank
+    int tag = MPI_ANY_TAG;
+    std::size_t bytes = 0;
+  };
   // buf == nullptr with bytes > 0: receive into the request's own buffer (Request::owned), for
   // the caller to unpack.
+  // at_once given: a receive's fast path, as send_now is a send's. A message already taken in
+  // from the transport (an unexpected one) that this receive accepts, small and fitting,
+  // completes it here with no request (Endpoint::recv_now): *out = nullptr and *at_once
+  // describes it (a synchronous send's ack goes out here). Otherwise the receive is posted.
   Err irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, std::uint32_t context,
-            Request** out);
+            Request** out, Received* at_once = nullptr);
 
   // Library-internal messages with raw match bits (see match_bits.h kinds). The send owns its
   // payload; the receive lands in r.owned (its first r.bytes bytes; the buffer keeps its full

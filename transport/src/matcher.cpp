@@ -46,6 +46,24 @@ void Matcher::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t ta
   posted_.push_back(op);
 }
 
+bool Matcher::take(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                   std::uint64_t ignore, Completion* out) {
+  // No posted receive accepts an unexpected message (each was offered to all posted before
+  // it, and a later post looks here first), so taking one is exactly post_recv's match.
+  Found f;
+  if (unexpected_count_ == 0 || !find(src, tag, ignore, &f)) return false;
+  const Arrival& a = f.it->arrival;
+  if (a.channel != nullptr || a.len > len) return false;
+  out->context = nullptr;
+  out->status = Status::ok;
+  out->tag = a.tag;
+  out->source = a.source;
+  out->len = out->message_len = a.len;
+  if (a.len != 0) std::memcpy(buf, a.data, a.len);
+  recycle(f);
+  return true;
+}
+
 bool Matcher::arrive(const Arrival& a, Completion* out) {
   OpRecord* op = posted_.head();
   while (op != nullptr && !accepts(op, a.source, a.tag)) op = op->next;

@@ -74,6 +74,13 @@ class Matcher {
   // backlog when it finishes at once), else waits, in posting order, for arrive().
   void post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
                  void* context);
+  // A receive over before it starts (Endpoint::recv_now): the oldest unexpected message it
+  // accepts, when that one is small (its bytes are here) and fits len, is copied into buf and
+  // described in *out (context nullptr); nothing is posted. False, with nothing done, when no
+  // such message waits (none, or the first accepted one is announced or too long):
+  // post_recv then does what MPI asks.
+  bool take(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
+            Completion* out);
   // One message of a sender's stream, in that sender's order. True when *out now holds a
   // completion (a small message delivered, or a large one finished at once).
   bool arrive(const Arrival& a, Completion* out);

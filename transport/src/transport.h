@@ -54,6 +54,11 @@ class Transport final : public Endpoint {
   }
   Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
               void* context) override;
+  bool recv_now(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
+                Completion* out) override {
+    if (src != kAnyPeer && (src >= routes_.size() || failed_[src] != 0)) return false;
+    return core_.matcher.take(src, buf, len, tag, ignore, out);
+  }
   Status cancel(void* context) override;
   Status cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending) override;
   Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) override;

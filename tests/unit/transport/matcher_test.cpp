@@ -36,6 +36,17 @@ struct Bench {
     Completion c;
     REQUIRE_FALSE(matcher.arrive(a, &c));
   }
+  // The same, when a posted receive takes it (the completion it finishes with is dropped).
+  void arrive_posted(PeerId source, std::uint64_t tag, int value) {
+    Arrival a;
+    a.source = source;
+    a.tag = tag;
+    a.seq = seq++;
+    a.len = sizeof value;
+    a.data = reinterpret_cast<const unsigned char*>(&value);
+    Completion c;
+    REQUIRE(matcher.arrive(a, &c));
+  }
   // A receive of one int; the completion it finished with at once (status no_message if it
   // stays posted).
   Completion recv(PeerId src, std::uint64_t tag, std::uint64_t ignore, int* value) {
@@ -170,4 +181,91 @@ TEST_CASE("Matcher: one source's order holds through bursts and tag-selective re
     REQUIRE(v == want);
   }
   REQUIRE(b.matcher.unexpected_count() == 0);
+}
+
+namespace {
+
+// An endpoint's announced (large) messages, as the matcher sees them: delivery finishes at once.
+struct FakeLargeChannel final : LargeMessageChannel {
+  int delivered = 0;
+  bool deliver_large(OpRecord* op, const Arrival& a, Completion* c) override {
+    ++delivered;
+    *c = Completion{};
+    c->context = op->user_context;
+    c->tag = a.tag;
+    c->source = a.source;
+    c->len = c->message_len = a.len;
+    return true;
+  }
+  void drop_large(const Arrival&) override {}
+};
+
+}  // namespace
+
+// Endpoint::recv_now's matching: a receive that a small unexpected message completes at once,
+// with no record posted; anything else is left to post_recv, which then finds the same message.
+TEST_CASE("Matcher: take completes a receive from an unexpected message, or does nothing") {
+  Bench b;
+  int v = -1;
+  Completion c;
+  REQUIRE_FALSE(b.matcher.take(kAnyPeer, &v, sizeof v, 7, kExact, &c));  // nothing here
+  // Nothing was posted: the next message lands unexpected instead of completing a receive.
+  b.arrive(2, 7, 20);
+  REQUIRE(b.matcher.unexpected_count() == 1);
+  b.arrive(1, 7, 10);
+  b.arrive(2, 7, 21);
+  // Directed: that source's oldest; wildcard: the oldest of any source (2's 21 is younger
+  // than 1's 10).
+  REQUIRE(b.matcher.take(2, &v, sizeof v, 7, kExact, &c));
+  REQUIRE((c.status == Status::ok && c.source == 2 && c.tag == 7 && c.len == sizeof v && v == 20));
+  REQUIRE(c.context == nullptr);
+  REQUIRE(b.matcher.take(kAnyPeer, &v, sizeof v, 7, kExact, &c));
+  REQUIRE((c.source == 1 && v == 10));
+  REQUIRE(b.matcher.take(kAnyPeer, &v, sizeof v, 0, ~std::uint64_t{0}, &c));
+  REQUIRE((c.source == 2 && v == 21));
+  REQUIRE(b.matcher.unexpected_count() == 0);
+  REQUIRE(b.take().status == Status::no_message);  // no completion went to the backlog
+
+  SECTION("a message longer than the buffer is left for post_recv to truncate") {
+    b.arrive(3, 7, 30);
+    char small[2] = {'x', 'y'};
+    REQUIRE_FALSE(b.matcher.take(3, small, sizeof small, 7, kExact, &c));
+    REQUIRE((small[0] == 'x' && small[1] == 'y'));
+    REQUIRE(b.matcher.unexpected_count() == 1);
+    b.matcher.post_recv(3, small, sizeof small, 7, kExact, small);
+    c = b.take();
+    REQUIRE((c.status == Status::truncated && c.message_len == sizeof(int)));
+  }
+  SECTION("an announced message is left for post_recv, and so are the ones behind it") {
+    FakeLargeChannel channel;
+    Arrival large;
+    large.source = 4;
+    large.tag = 7;
+    large.len = 1 << 20;
+    large.channel = &channel;
+    REQUIRE_FALSE(b.matcher.arrive(large, &c));
+    b.arrive(4, 7, 41);
+    REQUIRE_FALSE(b.matcher.take(4, &v, sizeof v, 7, kExact, &c));  // the large one is first
+    std::vector<char> big(1 << 20);
+    b.matcher.post_recv(4, big.data(), big.size(), 7, kExact, &big);
+    c = b.take();
+    REQUIRE((c.status == Status::ok && c.len == big.size() && channel.delivered == 1));
+    REQUIRE(b.matcher.take(4, &v, sizeof v, 7, kExact, &c));  // then the small one
+    REQUIRE(v == 41);
+  }
+  SECTION("a zero-byte message needs no buffer") {
+    Arrival empty;
+    empty.source = 5;
+    empty.tag = 9;
+    REQUIRE_FALSE(b.matcher.arrive(empty, &c));
+    REQUIRE(b.matcher.take(5, nullptr, 0, 9, kExact, &c));
+    REQUIRE((c.status == Status::ok && c.len == 0 && c.source == 5));
+  }
+  SECTION("a posted receive still takes an arrival before a later take can") {
+    int posted = 0;
+    b.matcher.post_recv(6, &posted, sizeof posted, 7, kExact, &posted);
+    b.arrive_posted(6, 7, 60);
+    REQUIRE(posted == 60);
+    REQUIRE_FALSE(b.matcher.take(6, &v, sizeof v, 7, kExact, &c));
+  }
 }

@@ -82,6 +82,15 @@ class Endpoint {
   virtual bool try_inject(PeerId, const void*, std::size_t, std::uint64_t) { return false; }
   virtual Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                       std::uint64_t ignore, void* context) = 0;
+  // A receive that a message already here completes at once, or nothing at all: true when
+  // the oldest waiting message it accepts (matched exactly as recv() would) was small, fit
+  // len, and is now in buf, described by *out (context nullptr; no Completion from poll());
+  // false when the caller must use recv() instead (no such message yet, a large or too long
+  // one, a failed or unknown peer). Looks only at what poll() has already taken in: the
+  // receive path of MPI_Recv and of collectives, with no operation record anywhere.
+  virtual bool recv_now(PeerId, void*, std::size_t, std::uint64_t, std::uint64_t, Completion*) {
+    return false;
+  }
   // Asks for a posted receive to be canceled; its Completion then says canceled (or ok, if it
   // matched first).
   virtual Status cancel(void* context) = 0;
