@@ -53,7 +53,8 @@ class Runtime {
              const std::vector<int>& ranks, std::string* err);
   // Publishes our fabric address without a fence (a replacement joins a running job).
   bool publish_address(const std::vector<std::uint8_t>& mine, std::string* err);
-  // The address process `index` published; waits up to timeout_ms for it to appear.
+  // The address process `index` published; waits up to timeout_ms for it to appear. A hot
+  // spare answers from the addresses it fetched while it waited (spare_wait.cpp).
   bool lookup_address(std::uint32_t index, int timeout_ms, std::vector<std::uint8_t>* out,
                       std::string* err);
 
@@ -79,6 +80,10 @@ class Runtime {
   std::string hostname_;
   std::string nspace_;
   std::string rebuild_plan_;
+  // A hot spare's copy of the original ranks' addresses (index < size_; empty = not fetched),
+  // taken while it waits so that its join does not look them up one by one through the daemon.
+  std::vector<std::vector<std::uint8_t>> prefetched_;
+  bool prefetch_addresses();  // true once every original rank's address is here
   // Set while failures_ is not empty (held-back events included).
   std::atomic<bool> pending_failures_{false};
   std::mutex failures_mutex_;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Hot spares (issue 17 item 5), one case per call:   spares_case.sh CASE MPIRUN BIN
 #   takes_rank    10 rounds: -n 4 --spares 1, rank 2 dies; the spare (blocked in read() on its
-#                 assignment pipe, no CPU used over 1 s) takes rank 2; the job ends 0
+#                 assignment pipe, no CPU used over 1 s) takes rank 2; the job ends 0; round 1
+#                 (FTMPI_DEBUG) checks that the waiting spare held all 4 ranks' addresses
 #   spare_killed  the waiting spare is SIGKILLed: no failure is reported, another spare starts
 #                 on the same process index, and it then takes the rank of a dead rank
 #   two_failures  -n 5 --spares 1, ranks 1 and 3 die together: one rank goes to the spare, the
@@ -23,7 +24,9 @@ fail() { echo "spares_case $case: FAIL: $*"; echo "--- output"; cat "$T/out" 2>/
 
 start_job() {  # NP SPARES VICTIMS: mpirun in the background, output in $T/out
   rm -f "$T/go" "$T/daemon.log" "$PIDDIR"/rank.*
-  timeout -k 5 100 "$mpirun" -n "$1" --comm-mode rebuild --spares "$2" "$bin/spare_probe" "$T/go" "$3" \
+  local debug=()
+  [ -n "${FTMPI_DEBUG:-}" ] && debug=(-x FTMPI_DEBUG)
+  timeout -k 5 100 "$mpirun" -n "$1" --comm-mode rebuild --spares "$2" "${debug[@]}" "$bin/spare_probe" "$T/go" "$3" \
     >"$T/out" 2>&1 &
   mp=$!
 }
@@ -79,11 +82,18 @@ no_leftovers() {  # none of the job's processes (spares included) and none of th
 case $case in
 takes_rank)
   for round in $(seq 10); do
+    # Round 1 with FTMPI_DEBUG: the spare, blocked only after it fetched the addresses of the
+    # ranks (spare_wait.cpp), holds all 4, so its join looks none up.
+    if [ "$round" = 1 ]; then export FTMPI_DEBUG=1; else unset FTMPI_DEBUG; fi
     start_job 4 1 2
     p=$(spare_pid 1) || fail "round $round: no spare started"
     wait_blocked "$p"
     touch "$T/go"
     finish_job
+    if [ "$round" = 1 ]; then
+      grep -q "hot spare holds 4 of 4 ranks' addresses" "$T/out" ||
+        fail "round 1: the waiting spare did not fetch every rank's address"
+    fi
     grep -q "hot spare pid $p takes rank 2 " "$T/daemon.log" || fail "round $round: the spare did not take rank 2"
     grep -q 'started 1 replacement' "$T/daemon.log" || fail "round $round: no repair"
     no_leftovers "$p" $(cat "$PIDDIR"/rank.* 2>/dev/null)
