@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kill_timer.h"
+
 static int failures, wrank = -1;
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
@@ -32,20 +34,6 @@ static double mono(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void *killer(void *arg) {
-  long us = (long)arg;
-  if (us > 0) usleep((useconds_t)us);
-  raise(SIGKILL);
-  return NULL;
-}
-
-static void die_after_us(long us) {
-  if (us <= 0) raise(SIGKILL);
-  pthread_t t;
-  pthread_create(&t, NULL, killer, (void *)us);
-  pthread_detach(t);
 }
 
 /* Repairs MPI_COMM_WORLD (SHRINK/BLANK: in place), again while another death interrupts it. */
@@ -110,7 +98,7 @@ static int case_loop(int argc, char **argv, int iters) {
     for (int i = 3; i < argc && checked < it; i++) {
       int r, at, ms = 0;
       if (sscanf(argv[i], "%d@%d+%d", &r, &at, &ms) < 2 || r != me || at != it) continue;
-      die_after_us((long)ms * 1000);
+      kill_timer_start((long)ms * 1000);
     }
     checked = it;
     if (count_members()) {
@@ -176,7 +164,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(what, "init") == 0 && argc > 3) {
     const char *r = getenv("PMIX_RANK");
-    if (r != NULL && atoi(r) == atoi(argv[2])) die_after_us(atol(argv[3]));
+    if (r != NULL && atoi(r) == atoi(argv[2])) kill_timer_start(atol(argv[3]));
   }
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -210,6 +198,7 @@ int main(int argc, char **argv) {
       printf("ft_hang %s FAILED: %d check(s), rc %d\n", what, bad, rc);
     }
   }
+  kill_timer_disarm();
   MPI_Finalize();
   return rc == MPI_SUCCESS && bad == 0 ? 0 : 1;
 }

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kill_timer.h"
+
 static int failures, wrank;
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL line %d: ", wrank, __LINE__); \
   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
@@ -29,12 +31,6 @@ static double mono(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void *kill_later(void *ms) {
-  usleep((useconds_t)(long)ms * 1000);
-  raise(SIGKILL);
-  return NULL;
 }
 
 static void maybe_die(int argc, char **argv, int it) {
@@ -46,10 +42,7 @@ static void maybe_die(int argc, char **argv, int it) {
     if (access(path, F_OK) == 0) continue;
     FILE *f = fopen(path, "w");
     if (f) fclose(f);
-    if (ms <= 0) raise(SIGKILL);
-    pthread_t t;  /* RANK@ITER+MS: die MS ms later, wherever the process is by then */
-    pthread_create(&t, NULL, kill_later, (void *)(long)ms);
-    pthread_detach(t);
+    kill_timer_start((long)ms * 1000);  /* RANK@ITER+MS: die MS ms later, wherever it is by then */
   }
 }
 
@@ -213,6 +206,7 @@ int main(int argc, char **argv) {
       printf("ft_rebuild FAILED: %d check(s)\n", bad);
     }
   }
+  kill_timer_disarm();
   MPI_Finalize();
   return bad == 0 ? 0 : 1;
 }
