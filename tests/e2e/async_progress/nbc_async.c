@@ -16,7 +16,9 @@
  *   MPI_Iallreduce and sleep MS ms without MPI calls. The victim never contributes, so every
  *   survivor's first MPI_Test after the sleep must find the request complete with an error
  *   (MPI_ERR_OTHER in the FT-MPI modes, MPIX_ERR_PROC_FAILED in ULFM mode): the failure was
- *   seen while it computed. ROUNDS is ignored (one failure per run; the test loops runs).
+ *   seen while it computed. With PIDDIR set (run_mpi.sh), "after the sleep" means at least
+ *   MS*3/4 after the victim's actual death, which it records in $PIDDIR/death. ROUNDS is
+ *   ignored (one failure per run; the test loops runs).
  * A 4th argument `multiple` initializes with MPI_THREAD_MULTIPLE (the library lock is on from
  * the start instead of being switched on by the first nonblocking collective). */
 #include <mpi.h>
@@ -140,9 +142,20 @@ static void fail(int ms) {
   FTMPI_Comm_get_mode(MPI_COMM_WORLD, &mode, &msg);
   const int expected = mode == FTMPI_COMM_MODE_ULFM ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  /* The victim writes its time of death (CLOCK_MONOTONIC: one machine) to $PIDDIR/death just
+   * before it dies. The survivors test only once it is ms * 3/4 old: a stall of the whole job
+   * (seen under load: every rank, the victim included, lost 4.2 s at once, so the victim died
+   * the very moment the survivors woke to test) must not count as a late notice. */
+  char death_path[4096] = "";
+  if (getenv("PIDDIR") != NULL) snprintf(death_path, sizeof death_path, "%s/death", getenv("PIDDIR"));
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 2) {
     sleep_ms(ms / 4);
+    FILE *f = death_path[0] != '\0' ? fopen(death_path, "w") : NULL;
+    if (f != NULL) {
+      fprintf(f, "%.9f\n", now());
+      fclose(f);
+    }
     raise(SIGKILL);
   }
   int in = 1, out = 0, flag = 0;
@@ -150,6 +163,15 @@ static void fail(int ms) {
   int rc = MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
   CHECK(rc == MPI_SUCCESS, "MPI_Iallreduce returned %d", rc);
   sleep_ms(ms);
+  /* Still no MPI call: wait (up to 30 s) until the death is ms * 3/4 old. */
+  for (const double give_up = now() + 30; death_path[0] != '\0' && now() < give_up;) {
+    double died = 0;
+    FILE *f = fopen(death_path, "r");
+    const int known = f != NULL && fscanf(f, "%lf", &died) == 1;
+    if (f != NULL) fclose(f);
+    if (known && now() - died >= ms * 0.75e-3) break;
+    sleep_ms(10);
+  }
   rc = MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
   int cls = rc;
   MPI_Error_class(rc, &cls);
