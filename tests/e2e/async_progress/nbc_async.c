@@ -48,10 +48,17 @@ static double cpu_seconds(void) {
          (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
 }
 
+/* Busy for `seconds` of time in which this process ran. A gap of more than kStall between two
+ * looks at the clock (about 10 us apart when running) is time the process did not run, so
+ * the compute goes on for as long again: under load the whole job has been seen to stop for
+ * seconds at once, and a compute whose end fell in such a stop ended before the others, as
+ * stopped, could finish (the test would blame the progress thread for the machine). */
 static void compute_busy(double seconds) {
+  const double kStall = 0.2;
   volatile double x = 0;
-  const double end = now() + seconds;
-  while (now() < end) {
+  double last = now(), end = last + seconds;
+  for (double t = last; t < end; last = t, t = now()) {
+    if (t - last > kStall) end += t - last;
     for (int i = 0; i < 1000; i++) x += i * 0.5;
   }
 }
