@@ -30,8 +30,10 @@ MANUAL = {
     "MPI_Buffer_detach",                                     # returns the buffer's address
     "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome",  # Fortran indices start at 1
 }
-# No Fortran binding in the MPI standard.
-C_ONLY = {"MPI_Status_f2c", "MPI_Status_c2f"}
+# No Fortran binding in the MPI standard; the f08 status conversions have theirs in mpi_f08
+# only, written by hand (src/mpi_f08_special.f90, gen_f08.F08_ONLY).
+C_ONLY = {"MPI_Status_f2c", "MPI_Status_c2f", "MPI_Status_f082c", "MPI_Status_c2f08",
+          "MPI_Status_f082f", "MPI_Status_f2f08"}
 
 HANDLES = {"MPI_Comm", "MPI_Group", "MPI_Datatype", "MPI_Request", "MPI_Op", "MPI_Errhandler",
            "MPI_Info"}

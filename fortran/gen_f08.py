@@ -157,9 +157,11 @@ def _types_module(constant_lines, consts, ctypes, renamed):
         fname = renamed.get(name, name)
         if name in ctypes:
             out.append(f"  type({ctypes[name]}), parameter :: {fname} = {ctypes[name]}({consts[name]})")
-    # The integer PARAMETERs of mpif.h, minus the handles above and the status indices (components here).
+    # The integer PARAMETERs of mpif.h, minus the handles above. The status indices MPI_SOURCE,
+    # MPI_TAG, MPI_ERROR stay (MPI-3.1 A.1.1, for INTEGER status arrays converted with
+    # MPI_Status_f2f08/f082f): a named constant and a component of the same name do not clash.
     typed = {renamed.get(n, n).upper() for n in ctypes}
-    skip = typed | {"MPI_SOURCE", "MPI_TAG", "MPI_ERROR"}
+    skip = typed
     for i, line in enumerate(constant_lines):
         m = re.fullmatch(r"\s*INTEGER (\w+)", line)
         if m and i + 1 < len(constant_lines) and m.group(1).upper() not in skip:

@@ -635,6 +635,13 @@ MPI_Fint MPI_Info_c2f(MPI_Info info);
 #define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+/* `use mpi_f08`'s TYPE(MPI_Status) seen from C (MPI-3.1 17.2.5): it is BIND(C) with the C
+ * layout, so the same struct; the conversions copy it. */
+typedef MPI_Status MPI_F08_status;
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 /* ==== end of handle conversion ==== */
 
 #pragma GCC visibility pop

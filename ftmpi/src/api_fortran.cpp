@@ -46,3 +46,27 @@ int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
   std::memcpy(f_status, c_status, sizeof(MPI_Status));
   return MPI_SUCCESS;
 }
+
+// MPI_F08_status is MPI_Status (mpi.h), and a Fortran INTEGER status the same five integers.
+namespace {
+int copy_status(const void* from, void* to, const char* fn) {
+  if (from == nullptr || to == nullptr) {
+    return raise_world(fail(Err::arg, "%s: an IGNORE status cannot be converted", fn));
+  }
+  std::memcpy(to, from, sizeof(MPI_Status));
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
+  return copy_status(f08_status, c_status, "MPI_Status_f082c");
+}
+int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
+  return copy_status(c_status, f08_status, "MPI_Status_c2f08");
+}
+int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
+  return copy_status(f08_status, f_status, "MPI_Status_f082f");
+}
+int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
+  return copy_status(f_status, f08_status, "MPI_Status_f2f08");
+}

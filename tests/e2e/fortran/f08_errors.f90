@@ -2,7 +2,8 @@
 ! MPI_ERRORS_RETURN a bad call returns its class in the optional IERROR, and goes on without
 ! one; an error handler written as an f08 procedure; blank-padded strings; MPI_Info; a keyval
 ! with the predefined f08 callbacks; the FT-MPI and ULFM calls; handles shared with `use mpi`
-! code and with C (MPI_Comm_f2c/c2f), statuses converted with MPI_Status_f2f08/f082f.
+! code and with C (MPI_Comm_f2c/c2f), statuses converted with MPI_Status_f2f08/f082f, and in
+! C with MPI_Status_f082c/c2f08/f082f/f2f08.
 module f08_handler_count
   use mpi_f08
   implicit none
@@ -31,6 +32,10 @@ program f08_errors
     integer(c_int) function f08_c_world() bind(C, name="f08_c_world")
       import :: c_int
     end function f08_c_world
+    integer(c_int) function f08_c_status(s) bind(C, name="f08_c_status")
+      import :: c_int, MPI_Status
+      type(MPI_Status) :: s
+    end function f08_c_status
   end interface
   integer :: rank, nprocs, ierr, cls, slen, nkeys, keyval, comm_mode, msg_mode, flag, got
   integer :: buf(4), fstatus(MPI_STATUS_SIZE), fstatus2(MPI_STATUS_SIZE)
@@ -129,6 +134,11 @@ program f08_errors
   if (cls /= 1) call fail('count of a converted status')
   call MPI_Status_f082f(status, fstatus2)
   if (any(fstatus2 /= fstatus)) call fail('MPI_Status_f082f')
+  if (fstatus2(MPI_SOURCE) /= got .or. fstatus2(MPI_TAG) /= 21 .or. fstatus2(MPI_ERROR) /= MPI_SUCCESS) &
+    call fail('the status indices MPI_SOURCE, MPI_TAG, MPI_ERROR')
+  ! The same status in C (MPI_F08_status: MPI_Status_f082c/c2f08/f082f/f2f08 there).
+  if (f08_c_status(status) /= 1) call fail('MPI_Status_f082c and the other C conversions')
+  if (status%MPI_TAG /= 121 .or. status%MPI_SOURCE /= got + 1000) call fail('MPI_Status_c2f08')
   call MPI_Comm_free(dup)
 
   call MPI_Barrier(MPI_COMM_WORLD)
