@@ -7,7 +7,8 @@
 #   tests/mpich_suite.sh MPICH_TEST_MPI_DIR [DIR...]
 #     MPICH_TEST_MPI_DIR  MPICH's test/mpi directory (with util/, include/, pt2pt/, ...)
 #     DIR...              subdirectories to run (default: pt2pt coll comm group datatype
-#                         errhan init attr topo)
+#                         errhan init attr topo; also info, threads/..., and the Fortran
+#                         ones f77/..., f90/..., f08/...)
 #   Environment: FTMPI_BUILD_DIR (default build: its bin/mpicc and bin/mpirun),
 #                MPICH_SUITE_WORK (default a new temporary directory; kept, for the logs),
 #                MPICH_SUITE_TIMEOUT seconds per run (default 60), MPICH_SUITE_MAXNP (16).
@@ -96,12 +97,13 @@ for f in mtest.c mtest_common.c $thread_util dtypes.c run_mpitests.c; do
   fi
 done
 
-# Fortran directories (f77/..., f90/...): MPICH's Fortran MTest (util/mtest_f77.f, mtest_f90.f90)
-# built with our mpif90, and the *.h.in include files its configure would write (addresses and
-# offsets are INTEGER*8 on this 64-bit target). The NEEDS check compares the Fortran externals
-# a test calls (mpi_send_) with the ones libftmpi_fortran defines.
+# Fortran directories (f77/..., f90/..., f08/...): MPICH's Fortran MTest (util/mtest_f77.f,
+# mtest_f90.f90, and mtest_f08.f90 for the `use mpi_f08` tests) built with our mpif90, and the
+# *.h.in include files its configure would write (addresses and offsets are INTEGER*8 on this
+# 64-bit target). The NEEDS check compares the Fortran externals a test calls (mpi_send_) with
+# the ones libftmpi_fortran defines; a call mpi_f08 lacks fails to compile (NEEDS, with the log).
 fortran=0
-for d in $dirs; do [[ $d == f77* || $d == f90* ]] && fortran=1; done
+for d in $dirs; do [[ $d == f77* || $d == f90* || $d == f08* ]] && fortran=1; done
 mpif90=$build/bin/mpif90
 fflags=(-g -O1 -w -fallow-argument-mismatch -I"$work/include")
 if [ $fortran -eq 1 ]; then
@@ -112,12 +114,13 @@ if [ $fortran -eq 1 ]; then
   echo '#define F77_NAME_LOWER_USCORE 1' >> "$work/include/mpitestconf.h"
   # Their C helpers include "../../include/mpitestconf.h": a directory two below a link to ours.
   mkdir -p "$work/nest/a/b" && ln -sfn "$work/include" "$work/nest/include"
-  for f in $(cd "$src" && ls f77/*/*.h.in f90/*/*.h.in 2>/dev/null); do
+  for f in $(cd "$src" && ls f77/*/*.h.in f90/*/*.h.in f08/*/*.h.in 2>/dev/null); do
     sed -e 's/@F77_MPI_ADDRESS@/integer*8/g' -e 's/@F77_MPI_OFFSET@/integer*8/g' "$src/$f" \
       > "$work/include/$(basename "${f%.in}")"
   done
   (cd "$work/obj" && "$mpif90" "${fflags[@]}" -ffixed-form -c "$src/util/mtest_f77.f" -o mtest_f77.o &&
-     "$mpif90" "${fflags[@]}" -c "$src/util/mtest_f90.f90" -o mtest_f90.o) > "$work/log/util-fortran.log" 2>&1 ||
+     "$mpif90" "${fflags[@]}" -c "$src/util/mtest_f90.f90" -o mtest_f90.o &&
+     "$mpif90" "${fflags[@]}" -c "$src/util/mtest_f08.f90" -o mtest_f08.o) > "$work/log/util-fortran.log" 2>&1 ||
     { echo "mpich_suite: cannot compile MPICH's Fortran MTest (see $work/log/util-fortran.log)" >&2; exit 1; }
 fi
 
@@ -144,6 +147,7 @@ build_fortran() {
   if [ -n "$missing" ]; then echo "needs: $missing" > "$exe.needs"; return; fi
   local mtest=$work/obj/mtest_f77.o
   [[ $srcs == *.f90* ]] && mtest=$work/obj/mtest_f90.o
+  [[ $d == f08* ]] && mtest=$work/obj/mtest_f08.o   # its MTest uses mpi_f08
   # A C-only program (c2fmult) uses the C MTest.
   [[ $srcs == *.f* ]] || mtest="${util[*]}"
   if "$mpif90" -o "$exe" "${objs[@]}" $mtest -lm -lpthread >> "$log" 2>&1; then
@@ -189,14 +193,14 @@ for d in $dirs; do
       say "SKIP $entry (needs more than 4 GB)"; skip=$((skip + 1)); continue
     fi
     c=$src/$d/$name.c
-    if [[ $d != f77* && $d != f90* ]]; then
+    if [[ $d != f77* && $d != f90* && $d != f08* ]]; then
       [ -f "$c" ] || { say "SKIP $entry (no $name.c: C++/Fortran or generated)"; skip=$((skip + 1)); continue; }
     fi
     if [ -f "$c" ] && grep -q 'mtest_dtp.h\|dtpools.h' "$c"; then
       say "SKIP $entry (needs MPICH's dtpools)"; skip=$((skip + 1)); continue
     fi
     exe=$work/bin/${d//\//-}-$name
-    if [[ ($d == f77* || $d == f90*) && $seen != *" $name "* ]]; then
+    if [[ ($d == f77* || $d == f90* || $d == f08*) && $seen != *" $name "* ]]; then
       seen+="$name "
       build_fortran "$d" "$name" "$exe"
     elif [[ $seen != *" $name "* ]]; then
