@@ -8,6 +8,24 @@ namespace ftmpi::transport {
 
 namespace {
 
+// A small message's bytes into the receive buffer. Up to 16 bytes (a typical collective's or
+// ping-pong's payload) with fixed-size copies the compiler inlines: the libc call cost ~34
+// instructions for 8 bytes, a fifth of the matcher's whole delivery.
+void copy_payload(void* to, const unsigned char* from, std::size_t len) {
+  auto* dst = static_cast<unsigned char*>(to);
+  if (len > 16) {
+    std::memcpy(dst, from, len);
+  } else if (len >= 8) {  // two 8-byte copies that may overlap
+    std::memcpy(dst, from, 8);
+    std::memcpy(dst + len - 8, from + len - 8, 8);
+  } else if (len >= 4) {
+    std::memcpy(dst, from, 4);
+    std::memcpy(dst + len - 4, from + len - 4, 4);
+  } else {
+    for (std::size_t i = 0; i < len; ++i) dst[i] = from[i];
+  }
+}
+
 bool accepts(const OpRecord* op, PeerId source, std::uint64_t tag) {
   return (op->peer == kAnyPeer || op->peer == source) &&
          wire::tag_matches(tag, op->tag, op->ignore);
@@ -59,7 +77,7 @@ bool Matcher::take(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
   out->tag = a.tag;
   out->source = a.source;
   out->len = out->message_len = a.len;
-  if (a.len != 0) std::memcpy(buf, a.data, a.len);
+  copy_payload(buf, a.data, a.len);
   recycle(f);
   return true;
 }
@@ -147,7 +165,7 @@ bool Matcher::deliver(OpRecord* op, const Arrival& a, Completion* c) {
   if (a.len > op->len) {
     c->status = Status::truncated;
   } else {
-    if (a.len != 0) std::memcpy(const_cast<void*>(op->buf), a.data, a.len);
+    copy_payload(const_cast<void*>(op->buf), a.data, a.len);
     c->len = a.len;
   }
   pool_.put(op);
