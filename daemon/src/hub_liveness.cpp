@@ -43,6 +43,7 @@ void HubLiveness::tick() {
     // take longer than the timeout): the silence counts from its first frame. Before that a
     // lost mpirun shows as a closed link, and a daemon never launched ends by itself.
     if (!heard_once_) clock_.heard(now);
+    clock_.looked(now);
     if (clock_.expired(now) && input_pending()) {
         // Our own absence is not mpirun's silence: a daemon that got no CPU (or whose loop was
         // busy) past the timeout finds mpirun's frames of that time waiting in the socket. The

@@ -6,7 +6,7 @@
 # only), so what is tested is the runtime's part: ONE event naming every rank of the lost host,
 # to every survivor, in time. After each case nothing of the job may be left on any live host.
 #   hostfail_hosts.sh CASE BIN_DIR HOST_LOSS_RANK [ROUNDS]
-# CASE: kill | kill_loop ROUNDS | mpi (host_loss_mpi under SHRINK, BLANK, REBUILD) | mpirun_killed (mpirun, then its whole host) | link | link_loop ROUNDS | rank_loop ROUNDS | mpirun_killed | busy SECS. mpirun runs inside host 1; with --map-by node
+# CASE: kill | kill_loop ROUNDS | mpi (host_loss_mpi under SHRINK, BLANK, REBUILD) | mpirun_killed (mpirun, then its whole host) | link | link_loop ROUNDS | rank_loop ROUNDS | mpirun_killed | busy SECS | pause (every process stopped 3 s). mpirun runs inside host 1; with --map-by node
 # and 6 ranks host 3 runs ranks 2 and 5.
 set -u
 CASE=$1 BIN=$2 RANK=$3 ARG=${4:-1}
@@ -63,7 +63,8 @@ expect_no_procs() {
 }
 # expect_one_event SINCE_NS PROCS RANK...: every listed survivor got exactly ONE event naming
 # exactly PROCS (e.g. 2,5); prints the detection time of the slowest one after SINCE_NS, in ms
-# with one decimal (to_ms_int gives the whole milliseconds for comparisons).
+# with one decimal (to_ms_int gives the whole milliseconds for comparisons). Runs in $(...):
+# its fail message is the output, so callers print it and exit.
 expect_one_event() {
     local since=$1 procs=$2 r line last=0 t
     shift 2
@@ -97,7 +98,7 @@ case_kill() {  # MODE: kill host 3 while the job waits; one event; the job goes 
     else
         [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
         grep -qE "host ${H[2]} .*lost.*ranks? 2, ?5" "$T/err" || fail "no message naming the host and its ranks"
-        ms=$(expect_one_event "$killed" 2,5 0 1 3 4)
+        ms=$(expect_one_event "$killed" 2,5 0 1 3 4) || { echo "$ms"; exit 1; }
         # The closed connection is seen at once (target < 50 ms; bench: tests/bench/host_detect.sh).
         # The bound here only separates it from the heartbeat timeout on a loaded machine.
         [ "$(to_ms_int "$ms")" -lt 900 ] || fail "host kill detected after $ms ms: not through the closed connection"
@@ -140,7 +141,7 @@ case_link() {  # cut host 3's link: heartbeats stop both ways
     wait_end
     [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
     grep -qE "host ${H[2]} .*lost.*heartbeat" "$T/err" || fail "no message naming the host and the heartbeats"
-    ms=$(expect_one_event "$cut" 2,5 0 1 3 4)
+    ms=$(expect_one_event "$cut" 2,5 0 1 3 4) || { echo "$ms"; exit 1; }
     # The silence counts from the last heartbeat heard before the cut (up to a period earlier).
     [ "$(to_ms_int "$ms")" -ge 800 ] || fail "link cut detected after $ms ms, before the heartbeat timeout (1000 ms)?"
     [ "$(to_ms_int "$ms")" -lt 2500 ] || fail "link cut detected after $ms ms (timeout 1000 ms)"
@@ -168,7 +169,7 @@ case_rank_kill() {  # rank 5 (host 3) dies alone: every other rank, on every hos
     wait_end
     [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
     [ -f "$T/victim_ns" ] || fail "the victim did not say when it died"
-    ms=$(expect_one_event "$(cat "$T/victim_ns")" 5 0 1 2 3 4)
+    ms=$(expect_one_event "$(cat "$T/victim_ns")" 5 0 1 2 3 4) || { echo "$ms"; exit 1; }
     expect_clean "${H[@]}"
     echo "ok [rank kill] every survivor told in ${ms} ms"
 }
@@ -198,6 +199,31 @@ case_busy() {  # 16 ranks spin on 2 cores: heartbeats must not declare anybody l
     echo "ok [busy ${secs}s] 16 ranks, no false detection"
 }
 
+case_pause() {  # the whole machine pauses 3 s (every process stopped): nobody is declared lost
+    start -n 6 --map-by node --comm-mode shrink "$RANK" wait 8
+    wait_ready 6
+    local h all=() late=()
+    for h in "${H[@]}"; do
+        mapfile -t -O "${#all[@]}" all < <(bash "$here/hosts.sh" procs "$h" | grep -vx "$(cat "$FTNS/$h.pid")")
+    done
+    kill -STOP "${all[@]}"
+    sleep 3  # 3 heartbeat timeouts
+    # The remote hosts run first: their daemons find mpirun silent for 3 s with nothing unread
+    # (it was stopped too); that is their own stop, not mpirun's silence.
+    for h in "${H[1]}" "${H[2]}"; do
+        mapfile -t -O "${#late[@]}" late < <(bash "$here/hosts.sh" procs "$h" | grep -vx "$(cat "$FTNS/$h.pid")")
+    done
+    kill -CONT "${late[@]}"
+    sleep 0.5
+    kill -CONT "${all[@]}"
+    wait_end
+    [ "$RC" -eq 0 ] || fail "mpirun exit $RC after a pause of every process"
+    grep -q "lost" "$T/err" && fail "a host was declared lost after a pause of the whole machine"
+    [ "$(grep -c 'events 0 procs -' "$T/out")" -eq 6 ] || fail "some rank got a failure event"
+    expect_clean "${H[@]}"
+    echo "ok [pause] 3 s stop of every process, nobody lost"
+}
+
 case "$CASE" in
     kill) for STEP in shrink blank abort; do case_kill "$STEP"; done ;;
     kill_loop) for i in $(seq "$ARG"); do STEP=shrink.$i; case_kill shrink; done ;;
@@ -207,5 +233,6 @@ case "$CASE" in
     link) STEP=shrink; case_link ;;
     mpirun_killed) STEP=mpirun; case_mpirun_killed; STEP=host; case_mpirun_host ;;
     busy) STEP=busy; case_busy "$ARG" ;;
+    pause) STEP=pause; case_pause ;;
     *) echo "unknown case $CASE"; exit 2 ;;
 esac

@@ -7,6 +7,7 @@ namespace ftmpi::mpirun {
 std::vector<std::size_t> HostLiveness::tick(TimePoint now, const Send& send, const Pending& pending) {
     std::vector<std::size_t> lost;
     for (auto& [spoke, clock] : clocks_) {
+        clock.looked(now);
         if (clock.expired(now)) {
             if (!pending || !pending(spoke)) lost.push_back(spoke);
             continue;

@@ -53,6 +53,37 @@ TEST_CASE("heartbeat: the deadline is the earlier of the next send and the expir
     CHECK(c.next_deadline() == at(500));
 }
 
+TEST_CASE("heartbeat: our own stop is not the peer's silence", "[heartbeat]") {
+    HeartbeatClock c({milliseconds(100), milliseconds(1000)}, t0);
+    // The loop wakes every period; the peer last spoke at 300 ms.
+    for (long t = 100; t <= 500; t += 100) c.looked(at(t));
+    c.heard(at(300));
+    // Then this process stops for 3 s (the machine paused): the first look after it does not
+    // find the peer lost, which was stopped too; 2 periods of the gap count, as any wake.
+    c.looked(at(3500));
+    CHECK_FALSE(c.expired(at(3500)));
+    CHECK(c.silence(at(3500)) == milliseconds(400));
+    // The peer is still silent while we run: it is lost one timeout after its last word, the
+    // gap aside.
+    for (long t = 3600; t <= 4100; t += 100) {
+        c.looked(at(t));
+        CHECK_FALSE(c.expired(at(t)));
+    }
+    c.looked(at(4200));
+    CHECK(c.expired(at(4200)));
+}
+
+TEST_CASE("heartbeat: wakes at the period's pace excuse nothing", "[heartbeat]") {
+    HeartbeatClock c({milliseconds(100), milliseconds(1000)}, t0);
+    // A loop that wakes every 200 ms (2 periods: late, but not stopped) and a silent peer.
+    for (long t = 200; t <= 1000; t += 200) {
+        c.looked(at(t));
+        CHECK_FALSE(c.expired(at(t)));
+    }
+    c.looked(at(1200));
+    CHECK(c.expired(at(1200)));
+}
+
 TEST_CASE("heartbeat: configuration limits", "[heartbeat]") {
     std::string why;
     CHECK(heartbeat_config_valid({milliseconds(100), milliseconds(1000)}, why));
@@ -134,7 +165,10 @@ TEST_CASE("mpirun: heartbeats to every watched link, a silent one reported once"
     auto lost = live.tick(at(1001), send);
     REQUIRE(lost.size() == 1);
     CHECK(lost[0] == 2);
-    CHECK(live.tick(at(5000), send) == std::vector<std::size_t>{1});  // host 1 went silent later
+    // Host 1 goes silent later; mpirun's loop wakes every period (a wake seconds late would be
+    // mpirun's own stop, which is excused: below).
+    for (long t = 1100; t <= 2000; t += 100) CHECK(live.tick(at(t), send).empty());
+    CHECK(live.tick(at(2001), send) == std::vector<std::size_t>{1});
     CHECK(live.tick(at(9000), send).empty());  // each reported once
     CHECK_FALSE(live.next_deadline().has_value());
 }
@@ -144,15 +178,33 @@ TEST_CASE("mpirun: its own absence is not a daemon's silence (bytes waiting in t
     HostLiveness live({milliseconds(100), milliseconds(1000)});
     live.watch(1, t0);
     auto send = [](std::size_t, const std::vector<std::uint8_t>&) { return true; };
-    bool waiting = true;  // mpirun got no CPU for 3 s: the daemon's heartbeats wait unread
+    bool waiting = false;
     auto pending = [&](std::size_t s) { return s == 1 && waiting; };
-    CHECK(live.tick(at(3000), send, pending).empty());
-    CHECK(live.next_deadline() <= at(3000));  // look again at once, after reading
-    live.heard(1, at(3001));                   // the loop read them
+    // mpirun's loop ran (every period) but did not read the link: the daemon's heartbeats of
+    // that time wait unread. Silence past the timeout with bytes waiting is not a loss.
+    for (long t = 100; t <= 1000; t += 100) CHECK(live.tick(at(t), send, pending).empty());
+    waiting = true;
+    CHECK(live.tick(at(1050), send, pending).empty());
+    CHECK(live.next_deadline() <= at(1050));  // look again at once, after reading
+    live.heard(1, at(1051));                   // the loop read them
     waiting = false;
-    CHECK(live.tick(at(3002), send, pending).empty());
-    CHECK(live.tick(at(4001), send, pending).empty());  // 1000 ms of silence is not yet more
-    CHECK(live.tick(at(4002), send, pending) == std::vector<std::size_t>{1});  // then it is
+    for (long t = 1100; t <= 2000; t += 100) CHECK(live.tick(at(t), send, pending).empty());
+    CHECK(live.tick(at(2051), send, pending).empty());  // 1000 ms of silence is not yet more
+    CHECK(live.tick(at(2052), send, pending) == std::vector<std::size_t>{1});  // then it is
+}
+
+TEST_CASE("mpirun: its own stop is not a daemon's silence (a wake seconds late)", "[heartbeat]") {
+    using ftmpi::mpirun::HostLiveness;
+    HostLiveness live({milliseconds(100), milliseconds(1000)});
+    live.watch(1, t0);
+    auto send = [](std::size_t, const std::vector<std::uint8_t>&) { return true; };
+    CHECK(live.tick(at(100), send).empty());
+    // The machine paused 3 s: mpirun and the daemon both stopped, nothing waits in the socket.
+    CHECK(live.tick(at(3100), send).empty());
+    // Still nothing while mpirun runs: lost one timeout after the daemon's silence began, the
+    // gap beyond 2 periods (2800 ms) aside: at 1000 + 2800 ms.
+    for (long t = 3200; t <= 3800; t += 100) CHECK(live.tick(at(t), send).empty());
+    CHECK(live.tick(at(3801), send) == std::vector<std::size_t>{1});
 }
 
 TEST_CASE("mpirun: a lost host's line names the host, the cause, its ranks and what follows", "[heartbeat]") {

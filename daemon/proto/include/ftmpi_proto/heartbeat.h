@@ -9,10 +9,19 @@
 // a daemon that stops hearing mpirun fences itself off (kills its ranks, removes its files,
 // exits), so a cut-off host never goes on alone.
 //
+// Our own absence is not the peer's silence: the owner calls looked() at each wake of its loop,
+// which wakes at least once a period (next_deadline). A wake much later than that means this
+// process did not run meanwhile (stopped, starved of CPU, the whole machine paused for seconds:
+// seen on this project's 2-core VM). The silence of that gap is not held against the peer: we
+// were not listening, and a pause of the machine stopped the peer too. A peer that is really
+// gone is declared one timeout after we run again (a killed host's reset connection is still
+// seen at once), and a peer that stopped talking to us while we ran is judged as before.
+//
 // The clock never reads the time itself: every call takes `now`, so tests drive it with a fake
 // clock and the owner's event loop decides when to look (next_deadline).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -33,11 +42,21 @@ public:
     using Clock = std::chrono::steady_clock;
     using TimePoint = Clock::time_point;
 
-    HeartbeatClock(HeartbeatConfig config, TimePoint now) : config_(config), last_heard_(now), last_sent_(now) {}
+    HeartbeatClock(HeartbeatConfig config, TimePoint now)
+        : config_(config), last_heard_(now), last_sent_(now), last_looked_(now) {}
 
     // Something arrived from the peer / we wrote something to the peer.
     void heard(TimePoint now) { last_heard_ = now; }
     void sent(TimePoint now) { last_sent_ = now; }
+    // The owner's loop woke (see above): a gap beyond two periods since its last wake is
+    // excused, the peer's silence shifted by the excess.
+    void looked(TimePoint now) {
+        const auto expected = 2 * config_.period;
+        if (now - last_looked_ > expected) {
+            last_heard_ = std::min(now, last_heard_ + (now - last_looked_ - expected));
+        }
+        last_looked_ = now;
+    }
 
     // Whether a heartbeat should go out now (a period passed since the last frame we sent).
     bool send_due(TimePoint now) const { return now - last_sent_ >= config_.period; }
@@ -60,6 +79,7 @@ private:
     HeartbeatConfig config_;
     TimePoint last_heard_;
     TimePoint last_sent_;
+    TimePoint last_looked_;
 };
 
 }  // namespace ftmpi::proto
