@@ -37,6 +37,11 @@ SPECIAL = {"MPI_Get_address", "MPI_Address", "MPI_Buffer_detach"}
 F08_ONLY = ["MPI_Status_f2f08", "MPI_Status_f082f"]
 # A buffer the call keeps after it returns: ASYNCHRONOUS, and it must be contiguous.
 KEEPS_BUFFER = re.compile(r"^MPI_(I(?!nfo|ntercomm|nit)[a-z]\w*|\w+_init|Buffer_attach)$")
+# Completion calls: they finish the staged sections of what they complete (fortran_f08_staged.c).
+COMPLETIONS = {"MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Testany",
+               "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"}
+# Nonblocking reductions whose strided sections fortran_f08_section_coll.c handles (its numbering).
+SECTION_REDUCTIONS = {"MPI_Iallreduce": 1, "MPI_Ireduce": 2, "MPI_Iscan": 3, "MPI_Iexscan": 4}
 INDENT = "    "
 
 
@@ -121,6 +126,65 @@ def _external(name, args):
     return lines
 
 
+def _section_call(name, names, buffers, comm, call):
+    """(lines run when a kept buffer is not contiguous, local declarations they need)."""
+    if name in SECTION_REDUCTIONS:
+        # -1: not a case for a section datatype (a user-defined operation, an intercommunicator).
+        root = "root" if "root" in names else "0"
+        staged, extra = _staged_call(name, names, buffers, comm, call)
+        return ([f"    call ftmpi_f08_reduction_section({SECTION_REDUCTIONS[name]}, sendbuf, recvbuf, count, "
+                 f"datatype, op, {root}, {comm}, request, ierror_c)",
+                 "    if (ierror_c == -1) then"] + ["  " + l for l in staged] + ["    end if"], extra)
+    if len(buffers) == 1 and {"count", "datatype"} <= set(names) and comm != "MPI_COMM_WORLD":
+        # The section's first element and a datatype over it (fortran_f08_section.c), count 1.
+        new = {buffers[0][0]: "section_bytes", "count": "section_count", "datatype": "section_type"}
+        sargs = ", ".join([new.get(a, a) for a in names] + ["ierror_c"])
+        return ([f"    call ftmpi_f08_section_args({buffers[0][0]}, count, datatype, {comm}, section_base, "
+                 "section_count, section_type, ierror_c)",
+                 "    if (ierror_c == MPI_SUCCESS) then",
+                 "      call c_f_pointer(section_base, section_bytes, [1])",
+                 f"      call f77_{name}({sargs})",
+                 "      if (section_type /= datatype) call f77_MPI_Type_free(section_type, ierror_free)",
+                 "    end if"],
+                ["  type(c_ptr) :: section_base", "  integer(c_int8_t), pointer, contiguous :: section_bytes(:)",
+                 "  integer :: section_count, ierror_free", "  type(MPI_Datatype) :: section_type"])
+    if "request" in names and comm != "MPI_COMM_WORLD":
+        return _staged_call(name, names, buffers, comm, call)
+    if name == "MPI_Buffer_attach":  # MPI's own memory until detached: a block stands in (C)
+        return (["    call ftmpi_f08_buffer_attach_section(buffer, size, ierror_c)"], [])
+    raise SystemExit(f"gen_f08: {name} keeps a buffer; say how a strided section is passed to it")
+
+
+def _staged_call(name, names, buffers, comm, call):
+    """The call on temporaries holding the sections (fortran_f08_staged.c), bound to the request."""
+    lines, cond = [], ""
+    for i, (b, out) in enumerate(buffers, 1):
+        lines.append(f"    {cond}call ftmpi_f08_stage({b}, {out}, stage_addr({i}), ierror_c)")
+        cond = "if (ierror_c == MPI_SUCCESS) "
+    lines.append("    if (ierror_c == MPI_SUCCESS) then")
+    new = {}
+    for i, (b, _) in enumerate(buffers, 1):
+        lines.append(f"      call c_f_pointer(stage_addr({i}), stage_{i}, [1])")
+        new[b] = f"stage_{i}"
+    lines += [f"      call f77_{name}({', '.join([new.get(a, a) for a in names] + ['ierror_c'])})",
+              "    else",
+              f"      call f77_MPI_Comm_call_errhandler({comm}, ierror_c, ierror_stage)",
+              "    end if",
+              "    call ftmpi_f08_stage_commit(request, ierror_c)"]
+    extra = [f"  type(c_ptr) :: stage_addr({len(buffers)})",
+             "  integer(c_int8_t), pointer, contiguous :: " + ", ".join(f"stage_{i}(:)" for i in range(1, len(buffers) + 1)),
+             "  integer :: ierror_stage"]
+    return lines, extra
+
+
+def _completion_call(name, names, call):
+    """A completion call: staged sections of the requests it completes are copied back and freed
+    (fortran_f08_staged.c, in C so that this procedure's usual path stays as short as before)."""
+    return ["  if (ftmpi_f08_staged /= 0) then",
+            "    " + call.replace(f"call f77_{name}(", f"call ftmpi_f08_staged_{name[4:].lower()}("),
+            "  else", "    " + call, "  end if"]
+
+
 def _procedure(name, args, has_ierror, keeps_buffer):
     """The specific procedure NAME_f08 of module mpi_f08: calls the external, ierror optional."""
     dummies = [a for a, _ in args] + (["ierror"] if has_ierror else [])
@@ -130,14 +194,15 @@ def _procedure(name, args, has_ierror, keeps_buffer):
     if not has_ierror:
         return lines + ["  " + call, f"end subroutine {name}_f08"]
     lines += ["  integer, optional, intent(out) :: ierror", "  integer :: ierror_c"]
-    buffers = [a for a, d in args if d.startswith("type(*)")]
+    buffers = [(a, 0 if "intent(in)" in d else 1) for a, d in args if d.startswith("type(*)")]
+    names = [a for a, _ in args]
     if keeps_buffer and buffers:
         comm = next((a for a, d in args if d.startswith("type(MPI_Comm)")), "MPI_COMM_WORLD")
-        test = " .or. ".join(f".not. is_contiguous({b})" for b in buffers)
-        lines += [f"  if ({test}) then",
-                  "    ! The call keeps the buffer: a compiler's temporary copy would be gone.",
-                  f"    call f77_MPI_Comm_call_errhandler({comm}, MPI_ERR_BUFFER, ierror_c)",
-                  "    ierror_c = MPI_ERR_BUFFER", "  else", "    " + call, "  end if"]
+        test = " .or. ".join(f".not. is_contiguous({b})" for b, _ in buffers)
+        section, extra = _section_call(name, names, buffers, comm, call)
+        lines += extra + [f"  if ({test}) then"] + section + ["  else", "    " + call, "  end if"]
+    elif name in COMPLETIONS:
+        lines += _completion_call(name, names, call)
     else:
         lines.append("  " + call)
     return lines + ["  if (present(ierror)) ierror = ierror_c", f"end subroutine {name}_f08"]
@@ -167,7 +232,7 @@ def _types_module(constant_lines, consts, ctypes, renamed):
         if m and i + 1 < len(constant_lines) and m.group(1).upper() not in skip:
             value = re.fullmatch(r"\s*PARAMETER \(\w+=(.*)\)", constant_lines[i + 1]).group(1)
             out.append(f"  integer, parameter :: {m.group(1)} = {value}")
-    out += ["  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.",
+    out += ["  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .true.",
             "  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.",
             "  ! Sentinels: the library (fortran_support.h) recognises these variables by address.",
             '  integer(c_int), bind(C, name="ftmpi_f08_bottom") :: MPI_BOTTOM',
@@ -225,6 +290,8 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
             "  use mpi_f08_types", "  implicit none", "  interface"]
     for call, _, raw, has_ierror in procs:
         out += [INDENT + l for l in _external(call, raw + ([("ierror", "integer")] if has_ierror else []))]
+        if call in COMPLETIONS:  # the same arguments (fortran_f08_staged.c)
+            out += [INDENT + l for l in _external(f"ftmpi_f08_staged_{call[4:].lower()}", raw + [("ierror", "integer")])]
     out += ["  end interface",
             "  ! fortran_f08_support.c: what needs the array descriptor or a C pointer.",
             "  interface",
@@ -239,16 +306,64 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
             "      type(c_ptr) :: buffer_addr",
             "      integer(c_int) :: size, ierror",
             "    end subroutine ftmpi_f08_buffer_detach",
+            "    ! fortran_f08_section.c, fortran_f08_section_coll.c: strided sections in calls that keep them.",
+            '    subroutine ftmpi_f08_section_args(buf, count, datatype, comm, base, new_count, new_type, ierror) &',
+            '        bind(C, name="ftmpi_f08_section_args")',
+            "      import :: c_ptr, c_int, MPI_Datatype, MPI_Comm",
+            "      type(*), dimension(..) :: buf",
+            "      integer(c_int) :: count, new_count, ierror",
+            "      type(MPI_Datatype) :: datatype, new_type",
+            "      type(MPI_Comm) :: comm",
+            "      type(c_ptr) :: base",
+            "    end subroutine ftmpi_f08_section_args",
+            '    subroutine ftmpi_f08_reduction_section(which, sendbuf, recvbuf, count, datatype, op, root, comm, &',
+            '        request, ierror) bind(C, name="ftmpi_f08_reduction_section")',
+            "      import :: c_int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request",
+            "      type(*), dimension(..) :: sendbuf, recvbuf",
+            "      integer(c_int) :: which, count, root, ierror",
+            "      type(MPI_Datatype) :: datatype",
+            "      type(MPI_Op) :: op",
+            "      type(MPI_Comm) :: comm",
+            "      type(MPI_Request) :: request",
+            "    end subroutine ftmpi_f08_reduction_section",
+            '    subroutine ftmpi_f08_buffer_attach_section(buffer, size, ierror) &',
+            '        bind(C, name="ftmpi_f08_buffer_attach_section")',
+            "      import :: c_int",
+            "      type(*), dimension(..) :: buffer",
+            "      integer(c_int) :: size, ierror",
+            "    end subroutine ftmpi_f08_buffer_attach_section",
+            '    subroutine ftmpi_f08_stage(buf, out, addr, ierror) bind(C, name="ftmpi_f08_stage")',
+            "      import :: c_ptr, c_int",
+            "      type(*), dimension(..) :: buf",
+            "      integer(c_int) :: out, ierror",
+            "      type(c_ptr) :: addr",
+            "    end subroutine ftmpi_f08_stage",
+            '    subroutine ftmpi_f08_stage_commit(request, ierror) bind(C, name="ftmpi_f08_stage_commit")',
+            "      import :: c_int, MPI_Request",
+            "      type(MPI_Request) :: request",
+            "      integer(c_int) :: ierror",
+            "    end subroutine ftmpi_f08_stage_commit",
             "  end interface",
+            "  ! Requests with staged sections (fortran_f08_staged.c): the completion calls look here first.",
+            '  integer(c_int), bind(C, name="ftmpi_f08_staged") :: ftmpi_f08_staged = 0',
             "end module ftmpi_f08_externals"]
 
-    out += ["module mpi_f08", "  use, intrinsic :: iso_c_binding, only: c_ptr, c_double", "  use mpi_f08_types"]
+    out += ["module mpi_f08",
+            "  use, intrinsic :: iso_c_binding, only: c_ptr, c_double, c_int, c_int8_t, c_f_pointer",
+            "  use mpi_f08_types"]
     for call, *_ in procs:
         out.append(f"  use ftmpi_f08_externals, only: f77_{call} => {call}")
-    out.append("  use ftmpi_f08_externals, only: ftmpi_f08_get_address, ftmpi_f08_buffer_detach")
+    staged = [f"ftmpi_f08_staged_{c[4:].lower()}" for c in sorted(COMPLETIONS)]
+    out.append("  use ftmpi_f08_externals, only: " + ", ".join(staged))
+    out.append("  use ftmpi_f08_externals, only: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, "
+               "ftmpi_f08_section_args, ftmpi_f08_reduction_section, ftmpi_f08_stage, ftmpi_f08_stage_commit, "
+               "ftmpi_f08_buffer_attach_section, ftmpi_f08_staged")
     out.append("  implicit none")
     out.append("  private :: " + ", ".join(f"f77_{c}" for c, *_ in procs))
-    out.append("  private :: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, c_ptr, c_double")
+    out.append("  private :: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, ftmpi_f08_section_args, "
+               "ftmpi_f08_reduction_section, ftmpi_f08_stage, ftmpi_f08_stage_commit, "
+               "ftmpi_f08_buffer_attach_section, c_ptr, c_double, c_int, c_int8_t, c_f_pointer")
+    out += ["  private :: ftmpi_f08_staged, " + ", ".join(staged)]
     for call in [c for c, *_ in procs] + F08_ONLY:
         out += [f"  interface {call}", f"    module procedure {call}_f08", f"  end interface {call}"]
     out += ["  interface",

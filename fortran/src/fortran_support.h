@@ -59,4 +59,18 @@ char *ftmpi_f_info_string_in(const char *f, size_t len);
 /* Copies a C string into a Fortran one, truncated or blank padded to len. */
 void ftmpi_f_string_out(const char *c, char *f, size_t len);
 
+/* libftmpi's byte runs of `count` elements of `type`, in typemap order, with the one basic type
+ * they are made of (else MPI_DATATYPE_NULL); stops at the first non-zero answer of `visit`
+ * (ftmpi/src/api_type_blocks.cpp; not an MPI call). */
+typedef int ftmpi_run_fn(MPI_Aint offset, MPI_Aint len, void *arg);
+int ftmpi_type_blocks(MPI_Datatype type, int count, ftmpi_run_fn *visit, void *arg,
+                      MPI_Datatype *uniform_kind);
+
+/* (count, datatype) over a choice buffer given as a Fortran descriptor (CFI_cdesc_t): for a
+ * non-contiguous section, its first element and a new committed datatype over it (count 1,
+ * the caller frees it); else the arguments unchanged (fortran_f08_section.c). */
+struct CFI_cdesc_t;
+int ftmpi_f_section_args(const struct CFI_cdesc_t *d, int count, MPI_Datatype type, void **base,
+                         int *new_count, MPI_Datatype *new_type);
+
 #endif /* FTMPI_FORTRAN_SUPPORT_H */
