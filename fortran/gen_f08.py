@@ -13,10 +13,12 @@ Three modules in one file, all over the C wrappers `use mpi` already calls (no s
 
 Choice buffers reach the C wrapper through an assumed-size dummy, so gfortran copies a
 non-contiguous actual in and out around a blocking call (correct, as with `use mpi`). A nonblocking
-or persistent call keeps the buffer after it returns: there a non-contiguous actual is refused with
-MPI_ERR_BUFFER (through the communicator's error handler) instead of communicating a copy that is
-gone. Hence MPI_SUBARRAYS_SUPPORTED = .FALSE.; MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE. (gfortran
-does not promise it; use MPI_F_sync_reg).
+or persistent call keeps the buffer after it returns, so there a strided section is passed as the
+section itself (MPI_SUBARRAYS_SUPPORTED = .TRUE., MPI-3.1 17.1.12; _section_call): a datatype over
+it for one-buffer calls and predefined reductions (src/fortran_f08_section*.c), else a temporary
+that the completion calls copy back and free (src/fortran_f08_staged.c). A contiguous actual takes
+the unchanged path. MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE. (gfortran does not promise it; use
+MPI_F_sync_reg).
 """
 import re
 
@@ -35,7 +37,7 @@ MANUAL_HANDLE_NAMES = {"comm": "MPI_Comm", "info": "MPI_Info", "datatype": "MPI_
 SPECIAL = {"MPI_Get_address", "MPI_Address", "MPI_Buffer_detach"}
 # Procedures of mpi_f08 only (MPI-3.1 17.2.5), also written in src/mpi_f08_special.f90.
 F08_ONLY = ["MPI_Status_f2f08", "MPI_Status_f082f"]
-# A buffer the call keeps after it returns: ASYNCHRONOUS, and it must be contiguous.
+# A buffer the call keeps after it returns: ASYNCHRONOUS, and a strided section passed as it is.
 KEEPS_BUFFER = re.compile(r"^MPI_(I(?!nfo|ntercomm|nit)[a-z]\w*|\w+_init|Buffer_attach)$")
 # Completion calls: they finish the staged sections of what they complete (fortran_f08_staged.c).
 COMPLETIONS = {"MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Testany",
