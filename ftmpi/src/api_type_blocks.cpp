@@ -38,6 +38,7 @@ extern "C" __attribute__((visibility("default"))) int ftmpi_type_blocks(
   if (Err e = lib().types.lookup(type, &t); e != Err::ok) return to_code(e);
   if (count < 0 || visit == nullptr || uniform_kind == nullptr) return MPI_ERR_ARG;
   *uniform_kind = t->signature ? t->signature->uniform_kind : MPI_DATATYPE_NULL;
+  if (!t->layout) return MPI_SUCCESS;  // no data bytes
   for (int i = 0; i < count; ++i) {
     const int rc = visit_layout(*t->layout, static_cast<MPI_Aint>(i) * t->extent, visit, arg);
     if (rc != 0) return rc;
