@@ -42,7 +42,7 @@ class Group {
  public:
   // Status::invalid when the view is empty or my_rank is not one of its members.
   // Inline, as is vrank_of's dense case: every collective call starts here (the two calls
-  // were ~60 instructions of an 8 B broadcast; tests/bench/coll2_cost.sh).
+  // were ~60 instructions of an 8 B broadcast; tests/bench/coll_cost.sh 2).
   static Status make(const View& view, Group* out) {
     const std::vector<int>& m = view.members;
     if (m.empty() || view.comm_size <= 0 || m.back() >= view.comm_size || m.front() < 0) {

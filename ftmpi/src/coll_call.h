@@ -73,7 +73,7 @@ inline Err begin(MPI_Comm comm, const char* fn, Call* call) {
 }
 
 // The checks and the return below run on every call: always inline (a call to check_rooted
-// alone was ~70 instructions of an 8 B MPI_Reduce, ~30 of them its prologue; coll2_cost.sh).
+// alone was ~70 instructions of an 8 B MPI_Reduce, ~30 of them its prologue; coll_cost.sh 2).
 
 // One buffer argument (`what` names it): count, datatype, and a buffer that can hold the data.
 // Callers skip a buffer that is legitimately MPI_IN_PLACE; anywhere else it is an error.

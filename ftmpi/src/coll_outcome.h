@@ -45,7 +45,7 @@ struct UniformResult {
 // `c`: ATOMIC mode, at least two members, a result small enough to keep. Every member gets the
 // same answer, so callers may choose a different algorithm on it (a broadcast or reduction
 // that reaches every member from every member, so that its result becomes uniform).
-// Inline: every 8 B bcast and reduce asks (a call was ~18 instructions; coll2_cost.sh).
+// Inline: every 8 B bcast and reduce asks (a call was ~18 instructions; coll_cost.sh 2).
 // Above kMaxSettledBytes a result is not kept for others: copying it on every call would cost
 // more than the agreement it saves (a 16 KiB copy ~1 us; the agreement ~2 message latencies +
 // ~1 us).
