@@ -5,9 +5,13 @@
 // n is a power of two (symmetric pairs), me +/- i otherwise.
 // Zero-byte blocks are skipped; sender and receiver agree on the size (MPI's rule), so they
 // skip the same messages. Both variants share the two schedules through a block layout.
-// Uniform blocks of at most kFanBlockMax bytes among 3 to FTMPI_COLL_ALLTOALL_FAN members go
-// through the first member instead (fan.h: 2(n - 1) messages, not n(n - 1), and one wait per
-// member); at 2 members the direct exchange is already one message each way.
+// Uniform blocks of at most kFanBlockMax bytes among more than FTMPI_COLL_DIRECT_MEMBERS (4)
+// and up to FTMPI_COLL_ALLTOALL_FAN (8) members go through the first member instead (fan.h:
+// 2(n - 1) messages, not n(n - 1), and one wait per member). Among few members all at once
+// wins: the last member to arrive finds every block there and never waits, so n - 1 members
+// wait per operation, not n (4 ranks on 2 cores: 3.0 context switches per 8 B alltoall
+// against the fan's 4.0, tests/bench/coll_switches.c); at 2 members the direct exchange is
+// one message each way.
 #include <algorithm>
 
 #include "fan.h"
@@ -101,7 +105,11 @@ Status alltoall(const View& view, P2P& p2p, const void* sendbuf, std::size_t blo
     sendbuf = copy.data();
   }
   const int n = g.size();
-  if (n >= 3 && static_cast<std::size_t>(n) <= tuning().alltoall_fan && block <= kFanBlockMax) {
+  // Up to FTMPI_COLL_DIRECT_MEMBERS all at once (n - 1 waits among all members: the last to
+  // arrive finds its column there), above through the first member (n waits, fewer messages).
+  const auto members = static_cast<std::size_t>(n);
+  if (n >= 3 && members > tuning().direct_members && members <= tuning().alltoall_fan &&
+      block <= kFanBlockMax) {
     return fan_alltoall(g, p2p, bytes_of(sendbuf), bytes_of(recvbuf), block);
   }
   const Layout l{bytes_of(sendbuf), nullptr, nullptr, bytes_of(recvbuf), nullptr, nullptr, block};

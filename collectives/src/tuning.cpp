@@ -26,6 +26,7 @@ Tuning from_environment() {
   t.allreduce_fan = read_size(Id::coll_allreduce_fan);
   t.alltoall_fan = read_size(Id::coll_alltoall_fan);
   t.allgather_fan = read_size(Id::coll_allgather_fan);
+  t.direct_members = read_size(Id::coll_direct_members);
   if (t.bcast_segment == 0) t.bcast_segment = Tuning{}.bcast_segment;  // 0 would never end
   return t;
 }

@@ -84,18 +84,23 @@ std::vector<NamedTuning> tunings() {
   large.allreduce_fan = 0;
   large.alltoall_fan = 0;
   large.allgather_fan = 0;
+  large.direct_members = 0;
   Tuning fan;  // fan-in/fan-out at every member count (the defaults use it for few only)
   fan.barrier_fan = ~std::size_t{0};
   fan.allreduce_fan = ~std::size_t{0};
   fan.alltoall_fan = ~std::size_t{0};
   fan.allgather_fan = ~std::size_t{0};
+  fan.direct_members = 0;
+  Tuning direct;  // every member messaged directly at every member count (defaults: up to 4)
+  direct.direct_members = ~std::size_t{0};
   Tuning chain = large;
   chain.bcast_pipeline = 1;
   chain.bcast_segment = 7;  // odd, so the last segment is short
   return {{"short-message algorithms", small},
           {"long-message algorithms", large},
           {"pipelined bcast", chain},
-          {"fan-in/fan-out", fan}};
+          {"fan-in/fan-out", fan},
+          {"direct to every member", direct}};
 }
 
 namespace {

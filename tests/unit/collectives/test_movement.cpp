@@ -32,35 +32,48 @@ std::vector<unsigned char> slice(const std::vector<unsigned char>& b, std::size_
 
 }  // namespace
 
+// Barrier's algorithms: direct (defaults: up to 4 members), fan-in/fan-out (5 to 8),
+// dissemination (above; and at every size under the long-message tuning).
 TEST_CASE("barrier completes on every layout, many times in a row", "[barrier]") {
-  for (const auto& l : layouts(64)) {
-    INFO(l.name);
-    Outcome o = run(l, [&](const View& v, P2P& p2p) {
-      for (int i = 0; i < 5; ++i)
-        if (Status s = barrier(v, p2p); s != Status::ok) return s;
-      return Status::ok;
-    });
-    require_clean(o);
+  for (const auto& t : tunings()) {
+    if (t.name == "pipelined bcast") continue;
+    ScopedTuning scope(t.tuning);
+    for (const auto& l : layouts(64)) {
+      INFO(t.name << ", " << l.name);
+      Outcome o = run(l, [&](const View& v, P2P& p2p) {
+        for (int i = 0; i < 5; ++i)
+          if (Status s = barrier(v, p2p); s != Status::ok) return s;
+        return Status::ok;
+      });
+      require_clean(o);
+    }
   }
 }
 
 TEST_CASE("barrier does not let anyone through before everyone arrived", "[barrier]") {
-  for (const Layout& l : layouts(17)) {
-   if (l.name != "dense 7" && l.name != "dense 16" && l.name != "blank 6 of 10") continue;
-   for (int late : l.members) {
-    INFO(l.name << ", late " << late);
-    std::atomic<int> arrived{0};
-    std::atomic<bool> early{false};
-    Outcome o = run(l, [&](const View& v, P2P& p2p) {
-      if (v.my_rank == late) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      arrived++;
-      Status s = barrier(v, p2p);
-      if (arrived.load() != static_cast<int>(l.members.size())) early = true;
-      return s;
-    });
-    require_clean(o);
-    CHECK_FALSE(early.load());
-   }
+  for (const auto& t : tunings()) {
+    if (t.name == "pipelined bcast") continue;
+    ScopedTuning scope(t.tuning);
+    for (const Layout& l : layouts(17)) {
+      if (l.name != "dense 4" && l.name != "dense 7" && l.name != "dense 16" &&
+          l.name != "blank 6 of 10") {
+        continue;
+      }
+      for (int late : l.members) {
+        INFO(t.name << ", " << l.name << ", late " << late);
+        std::atomic<int> arrived{0};
+        std::atomic<bool> early{false};
+        Outcome o = run(l, [&](const View& v, P2P& p2p) {
+          if (v.my_rank == late) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          arrived++;
+          Status s = barrier(v, p2p);
+          if (arrived.load() != static_cast<int>(l.members.size())) early = true;
+          return s;
+        });
+        require_clean(o);
+        CHECK_FALSE(early.load());
+      }
+    }
   }
 }
 

@@ -108,6 +108,7 @@ TEST_CASE("the collectives' built-in defaults are the table's", "[knobs]") {
   CHECK(t.allreduce_fan == dflt(Id::coll_allreduce_fan));
   CHECK(t.alltoall_fan == dflt(Id::coll_alltoall_fan));
   CHECK(t.allgather_fan == dflt(Id::coll_allgather_fan));
+  CHECK(t.direct_members == dflt(Id::coll_direct_members));
 }
 
 TEST_CASE("reading the environment: set, unset, empty, invalid", "[knobs]") {
