@@ -14,6 +14,7 @@
 #include "library.h"
 #include "library_lock.h"
 #include "monitor.h"
+#include "spare_connect.h"
 
 using namespace ftmpi;
 
@@ -41,7 +42,11 @@ int do_init() {
   if (l.engine.init(&l.runtime, &err) != Err::ok) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);
   }
-  if (l.runtime.is_spare() && !l.runtime.wait_for_assignment(&err)) {  // blocks (spare_wait.cpp)
+  // A spare blocks there (spare_wait.cpp), its connections opened meanwhile (spare_connect.h).
+  const auto preconnect = [&l](int fd, const std::vector<std::vector<std::uint8_t>>& ranks) {
+    preconnect_spare(l.engine, ranks, fd);
+  };
+  if (l.runtime.is_spare() && !l.runtime.wait_for_assignment(&err, preconnect)) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init of a hot spare failed: " + err);
   }
   std::vector<std::uint32_t> world;

@@ -68,6 +68,7 @@ void Consensus::handle(std::uint32_t from_proc, const std::vector<std::uint8_t>&
   std::vector<std::uint8_t> body;
   if (!decode_consensus_message(msg, &h, &body)) return;  // malformed: drop
   Key key{match::context_of(bits), static_cast<std::uint32_t>(match::tag_of(bits))};
+  if (h.type == kConnectNote) return;  // its work (a connection) is done by arriving
   if (h.type >= kFirstNoteType) {
     notes_[NoteKey{key.first, key.second, h.type, from_proc}] = std::move(body);
     return;

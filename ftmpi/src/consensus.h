@@ -110,6 +110,9 @@ class Consensus {
   // from processes not yet in this process's address table arrive too (the sender's process
   // index travels in the match bits).
   static constexpr int kFirstNoteType = 16;
+  // A hot spare's first message to a rank, sent only to open the connection ahead of a repair
+  // (spare_connect.h): dropped on arrival.
+  static constexpr int kConnectNote = kFirstNoteType + 15;
   void post_note(std::uint32_t proc, std::uint32_t channel, std::uint32_t tag, int type,
                  std::vector<std::uint8_t> body);
   // Takes the note (channel, tag, type) from `from_proc`, if it has arrived.

@@ -170,20 +170,23 @@ Err Engine::irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm,
   return Err::ok;
 }
 
-void Engine::send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload,
-                           std::uint64_t bits) {
-  if (failures_.is_failed(proc)) return;
+bool Engine::send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload,
+                           std::uint64_t bits, void (*hook)(Request&, void*), void* arg) {
+  if (failures_.is_failed(proc)) return false;
   Request* r = requests_.allocate(Request::Kind::send);
   r->internal = true;
   r->owned = std::move(payload);
+  r->hook = hook;
+  r->hook_arg = arg;
   Status s = endpoint_->send(proc, r->owned.data(), r->owned.size(), bits, r);
   if (s != Status::ok) {
     requests_.release(r);
     note_transport_error(proc, s);
-    return;
+    return false;
   }
   (void)number_send(proc);
   r->in_transport = true;
+  return true;
 }
 
 Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64_t ignore,

@@ -71,8 +71,10 @@ class Engine {
   // size) and calls hook(r, arg), after which the request is recycled and the buffer kept for
   // the next internal receive (a standing receive reposted from its hook: no allocation and no
   // clearing of a kMaxMessage buffer per message). Sends to dead processes are dropped silently (the caller learns of the failure
-  // through the failure listener).
-  void send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload, std::uint64_t bits);
+  // through the failure listener). A send's hook, if given, is called once when it completes
+  // (r.bytes 0 after an error); false: not sent, no hook will come (dead peer, refused).
+  bool send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload, std::uint64_t bits,
+                     void (*hook)(Request&, void*) = nullptr, void* arg = nullptr);
   Err recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64_t ignore,
                     void (*hook)(Request&, void*), void* arg);
   // Appends processes peer_count(), peer_count()+1, ...; an empty address is a slot that

@@ -199,13 +199,20 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
   }
   FTMPI_DLOG("rebuild", "join: plan of %zu processes from index %u; looking up addresses", plan.world.size(),
              plan.base);
-  std::vector<std::vector<std::uint8_t>> addrs(plan.base + plan.count);
-  for (std::uint32_t p = 0; p < addrs.size(); ++p) {
+  // A hot spare may hold the original ranks already (spare_connect.h): those not in the plan
+  // are dead, as an empty address below would say.
+  const std::uint32_t known = engine_->peer_count();
+  for (std::uint32_t p = 0; p < known; ++p) {
+    if (!member[p]) engine_->failures().mark_failed(p, FailureSource::rebuild);
+  }
+  std::vector<std::vector<std::uint8_t>> addrs(plan.base + plan.count - std::min(known, plan.base + plan.count));
+  for (std::uint32_t p = known; p < plan.base + plan.count; ++p) {
     std::string why;
+    auto& addr = addrs[p - known];
     if (p == me) {
-      addrs[p] = engine_->address();
-    } else if (member[p] && !runtime_->lookup_address(p, timeout_ms(), &addrs[p], &why)) {
-      addrs[p].clear();  // it is gone already: a failure the application will see
+      addr = engine_->address();
+    } else if (member[p] && !runtime_->lookup_address(p, timeout_ms(), &addr, &why)) {
+      addr.clear();  // it is gone already: a failure the application will see
     }
   }
   std::string why;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -44,7 +45,11 @@ class Runtime {
   // daemon hands it a failed rank (it returns as that rank's REBUILD replacement) or the job
   // ends (the process exits quietly).
   bool is_spare() const;
-  bool wait_for_assignment(std::string* err);
+  // Once every original rank's address is here (and before it blocks), the wait calls
+  // while_waiting(fd, addresses): the spare's background work (spare_connect.h), which must
+  // return when fd (the assignment's descriptor) becomes readable.
+  using SpareWork = std::function<void(int fd, const std::vector<std::vector<std::uint8_t>>& addresses)>;
+  bool wait_for_assignment(std::string* err, const SpareWork& while_waiting);
   const std::string& rebuild_plan() const { return rebuild_plan_; }
   // Asks the launcher for `count` processes of this job's program with process indices
   // base..base+count-1 and `plan` in their environment. Blocks until they were started.

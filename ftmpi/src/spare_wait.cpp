@@ -76,10 +76,11 @@ bool Runtime::prefetch_addresses() {
 bool Runtime::is_spare() const { return knobs::get_if_set(knobs::Id::spare_fd).has_value(); }
 
 // The daemon's message: NUL-terminated "FTMPI_NAME=value" entries, then an empty entry.
-bool Runtime::wait_for_assignment(std::string* err) {
+bool Runtime::wait_for_assignment(std::string* err, const SpareWork& while_waiting) {
   const int fd = static_cast<int>(knobs::integer(knobs::Id::spare_fd));
   FTMPI_DLOG("startup", "MPI_Init: hot spare (process %d) waiting for a rank", rank_);
-  for (int pass = 0; pass < kPrefetchPasses && connected_ && !prefetch_addresses(); ++pass) {
+  bool all = false;
+  for (int pass = 0; pass < kPrefetchPasses && connected_ && !(all = prefetch_addresses()); ++pass) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, kPrefetchRetryMs) != 0) break;  // the assignment (or the job's end) is here
   }
@@ -87,6 +88,10 @@ bool Runtime::wait_for_assignment(std::string* err) {
     std::size_t have = 0;
     for (const auto& a : prefetched_) have += a.empty() ? 0 : 1;
     FTMPI_DLOG("startup", "MPI_Init: hot spare holds %zu of %d ranks' addresses", have, size_);
+  }
+  if (all && while_waiting) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 0) == 0) while_waiting(fd, prefetched_);
   }
   std::string text;
   char buf[4096];

@@ -10,14 +10,23 @@
 # goes to the least loaded host.
 # With OLD-BUILD (another build directory, e.g. of an older commit) both builds alternate in the
 # same run, each with --spares 0 and 1, and the table has a row per build and spare count.
-# Usage: tests/bench/spares.sh [build-dir] [reps] [np] [hosts] [old-build-dir]
+# OLD-BUILD may instead be `env:NAME=VALUE`: the same build alternates with runs that get
+# `-x NAME=VALUE` (e.g. env:FTMPI_SPARE_PRECONNECT=0, the behaviour before pre-connection).
+# IDLE-MS (default 0) is ft_latency's wait before the victim dies: 0 kills it right after
+# start-up (a spare may still be busy with its own start), e.g. 500 when the job has settled.
+# Usage: tests/bench/spares.sh [build-dir] [reps] [np] [hosts] [old-build-dir|env:NAME=VALUE] [idle-ms]
 set -euo pipefail
 build=$(readlink -f "${1:-build}")
 reps=${2:-11}
 np=${3:-8}
 hosts=${4:-1}
-old=${5:+$(readlink -f "$5")}
-for b in "$build" $old; do
+oldenv=
+case "${5:-}" in
+  env:*=*) oldenv=${5#env:}; old="$build:$oldenv" ;;  # a label: the build, then the setting
+  *) old=${5:+$(readlink -f "$5")} ;;
+esac
+idle=${6:-0}
+for b in "$build" ${old%%:*}; do
   [ -x "$b/bin/ftmpi-ft_latency" ] ||
     { echo "build $b/bin/ftmpi-ft_latency first (cmake --build $b --target bench_ft_latency)" >&2; exit 1; }
 done
@@ -37,15 +46,17 @@ results=""  # lines: BUILD SPARES ft_latency-line
 for i in $(seq "$reps"); do
   for b in "$build" $old; do
     for k in 0 1; do
-      line=$(timeout 60 "${run[@]}" "$b/bin/mpirun" "${hostargs[@]}" -n "$np" --comm-mode rebuild --spares "$k" \
-             "$b/bin/ftmpi-ft_latency" $((np - 1)) 2>/dev/null | grep '^ft_latency:' || true)
+      xargs=()
+      [ -n "$oldenv" ] && [ "$b" = "$old" ] && xargs=(-x "$oldenv")
+      line=$(timeout 60 "${run[@]}" "${b%%:*}/bin/mpirun" "${hostargs[@]}" -n "$np" --comm-mode rebuild --spares "$k" \
+             "${xargs[@]}" "${b%%:*}/bin/ftmpi-ft_latency" $((np - 1)) "$idle" 2>/dev/null | grep '^ft_latency:' || true)
       [ -n "$line" ] || { echo "run $i of $b with --spares $k failed" >&2; continue; }
       results+="$b $k $line"$'\n'
     done
   done
 done
 pick() { printf '%s' "$results" | awk -v b="$1" -v k="$2" '$1 == b && $2 == k'; }
-echo "hosts: $hosts"
+echo "hosts: $hosts, victim dies ${idle} ms after start-up's barrier"
 printf '| build | ranks | spares | runs | REBUILD, error return to every dup done, median (ms) | survivors repair median (ms) |\n|---|---|---|---|---|---|\n'
 for b in "$build" $old; do
   for k in 0 1; do

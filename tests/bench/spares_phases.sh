@@ -17,6 +17,7 @@
 # Exit 1 unless every run repaired and logged every phase in causal order (one clock).
 # With HOSTS > 1 (root: tests/netns/hosts.sh) the job runs on that many namespace hosts with
 # --map-by node, as in spares.sh (victim rank NP-1 on another host than the spare).
+# IDLE_MS in the environment (default 0): ft_latency's wait before the victim dies (spares.sh).
 # Usage: tests/bench/spares_phases.sh [build-dir] [runs] [np] [hosts] [spares] [-- mpirun args...]
 set -euo pipefail
 build=$(readlink -f "${1:-build}")
@@ -44,7 +45,7 @@ log=$(mktemp /tmp/spares-phases.XXXXXX)
 table=""
 for i in $(seq "$runs"); do
   FTMPI_DEBUG=1 timeout 60 "${run[@]}" -n "$np" --comm-mode rebuild --spares "$spares" -x FTMPI_DEBUG \
-    "${extra[@]}" "$prog" $((np - 1)) >"$log.out" 2>"$log" || true
+    "${extra[@]}" "$prog" $((np - 1)) "${IDLE_MS:-0}" >"$log.out" 2>"$log" || true
   all=$(grep -o 'rebuild_all_ms [0-9.]*' "$log.out" | awk '{print $2}')
   rm -f "$log.out"
   [ -n "$all" ] || { echo "run $i failed" >&2; continue; }

@@ -1,12 +1,19 @@
 #!/bin/bash
 # Hot spares on 3 namespace hosts (issue 17 item 5):
-#   spares_hosts.sh CASE BIN_DIR TEST_BIN_DIR [ROUNDS | HEAT]
+#   spares_hosts.sh loop|preconnect|heat BIN_DIR TEST_BIN_DIR [ROUNDS | HEAT]
 # loop  ROUNDS rounds of `spare_probe` (tests/e2e/ft), -n 6 --map-by node --comm-mode rebuild
 #       --spares 1: mpirun puts the one spare on host 1 (process index 6; spares go round robin
 #       over the hosts from the first). Once it waits, hostinfo --json on host 1 counts it there
 #       and nowhere else; then rank 1 (host 2) or rank 2 (host 3), alternately, is killed: host 1's
 #       daemon must hand it to its spare ("hot spare pid P takes rank R" in its log), the job
 #       ends 0 with every rank counted once, and nothing is left on any host.
+# preconnect  ROUNDS rounds (FTMPI_DEBUG on) of the spare's pre-connection (spare_connect.h):
+#       the first spare (index 6, host 1) is SIGKILLed as soon as it has a tcp connection to
+#       another host (ss), i.e. while it opens its connections; its replacement (same index) opens them to ranks
+#       of which rank 0 and the victim (rank 1 or 2, on hosts 2 and 3) wait outside MPI, so its
+#       connections to them are still open requests when the victim dies. The victim's rank
+#       must go to the second spare, the job end 0 with exactly one failure reported (the
+#       killed spare is none), and nothing be left on any host.
 # heat  the heat demo (tests/apps/heat), 6 ranks --map-by node, --spares 2 (index 6 on host 1,
 #       index 7 on host 2) under REBUILD: rank 2 (host 3) kills itself at step 57; the spare on
 #       host 1 takes it and mpirun tops up on host 3. After that recovery, while every rank
@@ -95,6 +102,50 @@ case_loop() {
     echo "ok [loop] $rounds rounds: the killed rank went to the spare on ${H[0]} (another host); hostinfo counted it; nothing left"
 }
 
+# The pid of the N-th spare started on host 1 (daemon log), or nothing.
+nth_spare_pid() {
+    grep -o 'hot spare on process index 6 started (pid [0-9]*)' "$T/d.log" 2>/dev/null | sed -n "$1p" |
+        grep -o '[0-9]*)$' | tr -d ')'
+}
+has_spare() { [ -n "$(nth_spare_pid "$1")" ]; }
+# At least N tcp connections of process PID (on host 1) to hosts 2 and 3 are established: its
+# pre-connection is under way (a waiting spare's own output is not forwarded, so ss tells).
+remote_links() {
+    local n
+    n=$(bash "$here/hosts.sh" exec "${H[0]}" ss -Htnp state established 2>/dev/null |
+        grep "pid=$1," | awk '{print $4}' | sed 's/:[0-9]*$//' | grep -cxF -e "$A1" -e "$A2")
+    [ "$n" -ge "$2" ]
+}
+
+case_preconnect() {
+    local rounds=${ARG:-3} round victim p q
+    A1=$(awk 'NR == 2 {print $2}' "$FTNS/hosts") A2=$(awk 'NR == 3 {print $2}' "$FTNS/hosts")
+    for round in $(seq "$rounds"); do
+        victim=$(( 2 - round % 2 ))
+        STEP="round $round, rank $victim"
+        FTMPI_DEBUG=1 start 120 -n 6 --map-by node --comm-mode rebuild --spares 1 -x FTMPI_DEBUG \
+            "$TBIN/spare_probe" "$T/go" "$victim" outside
+        wait_for 60 has_spare 1 || fail "no spare started on ${H[0]} (index 6)"
+        p=$(nth_spare_pid 1)
+        wait_for 60 remote_links "$p" 1 || fail "spare $p never connected to a rank on another host"
+        kill -9 "$p"
+        wait_for 60 has_spare 2 || fail "the killed spare $p was not replaced"
+        q=$(nth_spare_pid 2)
+        wait_for 60 remote_links "$q" 4 || fail "spare $q never connected to the 4 ranks on other hosts"
+        touch "$T/go"
+        wait "$MP"; rc=$?
+        [ $rc -eq 0 ] || fail "mpirun exited $rc"
+        grep -q "spare_probe OK size 6" "$T/out" || fail "no OK line"
+        grep -q "hot spare pid $q takes rank $victim " "$T/d.log" || fail "rank $victim did not go to spare $q"
+        # The job's own reports (not the FTMPI_DEBUG lines): the victim's death, and nothing of spare $p.
+        grep -v '^ftmpi-debug' "$T/out" >"$T/reports"
+        [ "$(grep -c 'killed by signal' "$T/reports")" = 1 ] || fail "expected exactly one failure report (rank $victim)"
+        grep -q "pid $p" "$T/reports" && fail "the killed spare $p was reported"
+        expect_clean "${H[@]}"
+    done
+    echo "ok [preconnect] $rounds rounds: a spare killed while connecting was replaced, no failure; the next took rank 1/2 dying mid-connection; nothing left"
+}
+
 case_heat() {
     # Host 2 is killed while every rank waits at step 200 (heat's "*@p200" pause, after that
     # step's save, until heat_go): the kill cannot race the job's end (2000 steps with one
@@ -128,6 +179,7 @@ case_heat() {
 
 case $CASE in
     loop) case_loop ;;
+    preconnect) case_preconnect ;;
     heat) case_heat ;;
-    *) echo "usage: $0 loop|heat BIN_DIR TEST_BIN_DIR [ROUNDS | HEAT]" >&2; exit 2 ;;
+    *) echo "usage: $0 loop|preconnect|heat BIN_DIR TEST_BIN_DIR [ROUNDS | HEAT]" >&2; exit 2 ;;
 esac

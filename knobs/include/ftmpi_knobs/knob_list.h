@@ -29,6 +29,9 @@
              "(mpirun --msg-mode wins)")                                                        \
   FTMPI_KNOB(rebuild_timeout, "FTMPI_REBUILD_TIMEOUT", integer, "30", 1, 86400, "", "library",  \
              "seconds an interrupted REBUILD waits for its replacements before giving up")      \
+  FTMPI_KNOB(spare_preconnect, "FTMPI_SPARE_PRECONNECT", flag, "1", 0, 0, "", "library",        \
+             "1: a hot spare opens its connections to the ranks while it waits, so a REBUILD's " \
+             "hello to the survivors pays no connection setup; 0: at the repair")              \
   FTMPI_KNOB(debug, "FTMPI_DEBUG", flag, "0", 0, 0, "", "library",                             \
              "1: one line per event on stderr from mpirun, ftmpid and every rank (ftmpi-debug " \
              "<monotonic s> rank <R> pid <P> <component>: ...): start-up phases, failures "      \

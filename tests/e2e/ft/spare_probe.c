@@ -1,7 +1,10 @@
 /* Hot spares (issue 17 item 5): ranks in VICTIMS die together once the file GO exists, the
  * survivors repair MPI_COMM_WORLD (REBUILD) with MPI_Comm_dup, and everybody, replacements
  * included, checks that an allreduce over the repaired world sees every rank once.
- *   spare_probe GO VICTIMS        VICTIMS: comma-separated world ranks, or "none"
+ *   spare_probe GO VICTIMS [outside]   VICTIMS: comma-separated world ranks, or "none"
+ * Rank 0 waits for GO outside MPI (no progress), the others in MPI_Bcast; with "outside" the
+ * victims wait outside MPI too, so they never answer anything after MPI_Init (a hot spare's
+ * connection to them is still being opened when they die: tests/netns/spares_hosts.sh).
  * Run under mpirun --comm-mode rebuild --spares K; spares_case.sh decides from the daemon's
  * log whether a spare or a started process took each rank. Every process writes its pid to
  * $PIDDIR/rank.<pid> so that the test can check nothing is left. Rank 0 prints
@@ -43,10 +46,12 @@ int main(int argc, char **argv) {
   } else {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int go = 0;
-    if (rank == 0) {
+    const int outside = argc > 3 && strcmp(argv[3], "outside") == 0 && is_victim(argv[2], rank);
+    if (rank == 0 || outside) {
       while (access(argv[1], F_OK) != 0) usleep(20000); /* the test says when */
       go = 1;
     }
+    if (outside) raise(SIGKILL);
     MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (is_victim(argv[2], rank)) raise(SIGKILL);
   }
