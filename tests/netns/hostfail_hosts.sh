@@ -52,14 +52,20 @@ wait_end() {  # sets RC
 }
 # Nothing of the job left on the given hosts (processes, /dev/shm, /tmp), within 3 s.
 expect_clean() { bash "$here/hosts.sh" clean 30 "$@" || fail "left behind on $*"; }
+# The pids of the job's processes on HOST... (one a line): every process there but the host's holder.
+job_procs() {
+    local h
+    for h in "$@"; do bash "$here/hosts.sh" procs "$h" | grep -vx "$(cat "$FTNS/$h.pid")"; done
+    return 0
+}
 # No process on HOST within MS milliseconds (a killed or self-fenced host).
 expect_no_procs() {
-    local host=$1 ms=$2 holder; holder=$(cat "$FTNS/$host.pid")
+    local host=$1 ms=$2
     for _ in $(seq $((ms / 20))); do
-        [ -z "$(bash "$here/hosts.sh" procs "$host" | grep -vx "$holder")" ] && return 0
+        [ -z "$(job_procs "$host")" ] && return 0
         sleep 0.02
     done
-    fail "processes still alive on $host after $ms ms: $(bash "$here/hosts.sh" procs "$host" | grep -vx "$holder" | tr '\n' ' ')"
+    fail "processes still alive on $host after $ms ms: $(job_procs "$host" | tr '\n' ' ')"
 }
 # expect_one_event SINCE_NS PROCS RANK...: every listed survivor got exactly ONE event naming
 # exactly PROCS (e.g. 2,5); prints the detection time of the slowest one after SINCE_NS, in ms
@@ -85,7 +91,7 @@ case_kill() {  # MODE: kill host 3 while the job waits; one event; the job goes 
     wait_ready 6
     # hosts.sh kill, with the clock started at the kill itself (listing a host's processes
     # takes a while on a busy machine).
-    local pids; pids=$(bash "$here/hosts.sh" procs "${H[2]}" | grep -vx "$(cat "$FTNS/${H[2]}.pid")")
+    local pids; pids=$(job_procs "${H[2]}")
     killed=$(now_ns)
     kill -9 $pids
     wait_end
@@ -111,7 +117,7 @@ case_mpi() {  # MODE: an MPI job (host_loss_mpi) loses host 3 and repairs once
     local mode=$1 pids n
     start -n 6 --map-by node --comm-mode "$mode" "$MPI_PROG" 2
     wait_ready 6
-    pids=$(bash "$here/hosts.sh" procs "${H[2]}" | grep -vx "$(cat "$FTNS/${H[2]}.pid")")
+    pids=$(job_procs "${H[2]}")
     kill -9 $pids
     wait_end
     [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
@@ -178,7 +184,7 @@ case_mpirun_host() {  # mpirun's whole host killed: the other hosts clean themse
     local killed ms pids
     start -n 6 --map-by node --comm-mode shrink "$RANK" wait 30
     wait_ready 6
-    pids=$(bash "$here/hosts.sh" procs "${H[0]}" | grep -vx "$(cat "$FTNS/${H[0]}.pid")")
+    pids=$(job_procs "${H[0]}")
     killed=$(now_ns)
     kill -9 $pids
     for h in "${H[1]}" "${H[2]}"; do expect_no_procs "$h" 3000; done
@@ -202,17 +208,13 @@ case_busy() {  # 16 ranks spin on 2 cores: heartbeats must not declare anybody l
 case_pause() {  # the whole machine pauses 3 s (every process stopped): nobody is declared lost
     start -n 6 --map-by node --comm-mode shrink "$RANK" wait 8
     wait_ready 6
-    local h all=() late=()
-    for h in "${H[@]}"; do
-        mapfile -t -O "${#all[@]}" all < <(bash "$here/hosts.sh" procs "$h" | grep -vx "$(cat "$FTNS/$h.pid")")
-    done
+    local all=() late=()
+    mapfile -t all < <(job_procs "${H[@]}")
     kill -STOP "${all[@]}"
     sleep 3  # 3 heartbeat timeouts
     # The remote hosts run first: their daemons find mpirun silent for 3 s with nothing unread
     # (it was stopped too); that is their own stop, not mpirun's silence.
-    for h in "${H[1]}" "${H[2]}"; do
-        mapfile -t -O "${#late[@]}" late < <(bash "$here/hosts.sh" procs "$h" | grep -vx "$(cat "$FTNS/$h.pid")")
-    done
+    mapfile -t late < <(job_procs "${H[1]}" "${H[2]}")
     kill -CONT "${late[@]}"
     sleep 0.5
     kill -CONT "${all[@]}"
