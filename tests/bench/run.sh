@@ -11,7 +11,7 @@
 #
 # usage: tests/bench/run.sh [--prefix P] [--out DIR] [--reps R] [--target S] [--quick]
 #                           [--rounds K] [--np "2 4 8"] [--impl "ftmpi mpich openmpi"] [--no-fi]
-#                           [--cases LIST]
+#                           [--cases LIST] [--pp-rounds K] [--fast-ns N]
 #   --prefix P   an installed ftmpi, used as it is (also FTMPI_PREFIX). Default: the build
 #                tree (FTMPI_BUILD, default build/) is installed, or refreshed, into
 #                <build>/_install first, so the numbers are for the current code.
@@ -19,10 +19,22 @@
 #                again), and take each ratio per round: this machine's speed drifts by 2x over
 #                minutes, so figures taken minutes apart do not compare. Tables show medians
 #                over rounds, ratios are medians of per-round ratios (each round listed). (3)
+#   --pp-rounds K  ping-pong alone: K short runs per implementation (3 repetitions each),
+#                taking turns, so that every implementation samples the VM's placement modes
+#                alike (below). (9; --quick: 1)
+#   --fast-ns N  a run is in the fast mode when cpu_pair measured under N ns before and after
+#                it, slow when both were N or more (but under 10 N), busy when both were 10 N
+#                or more (other work held the CPUs), mixed otherwise. (100)
 #   --cases LIST only these collective cases, no ping-pong: collbench's -c list, names with
 #                an optional :bytes, comma-separated ("alltoall:8,barrier,bcast:8")
 #   --quick      fewer/shorter repetitions, one round, for trying the script
 #   --report DIR only re-render the tables from DIR/results.tsv of an earlier run
+# Placement modes: on a virtual machine the two vCPUs the ranks run on are sometimes close on
+# the host (shared caches) and sometimes far apart, and every implementation's small-message
+# latency follows (2-vCPU EPYC VM: ~0.1 or ~0.34 µs at 8 B, for ftmpi and Open MPI alike). So
+# every ping-pong run is bracketed by tests/bench/cpu_pair.c (a cache line bounced between
+# CPUs 0 and 1, no MPI), and the report gives each implementation's split of runs between the
+# modes and the ratios of runs that were in the same mode.
 # Not a test: ctest never runs it. Environment FTMPI_PROVIDER is forwarded to ftmpi's ranks
 # and picks which fi_pingpong provider the ftmpi ratio is taken against (default shm).
 set -euo pipefail
@@ -37,6 +49,7 @@ own_prefix=yes
 [ -z "${FTMPI_PREFIX:-}" ] || own_prefix=no
 out=""
 reps=9 target=0.05 fi_reps=5 fi_scale=1 rounds=3
+pp_rounds=9 pp_reps=3 fast_ns=100
 nps="2 4 8"
 impls="ftmpi mpich openmpi"
 run_fi=yes
@@ -50,8 +63,10 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --reps) reps=$2; shift ;;
     --target) target=$2; shift ;;
-    --quick) reps=5 target=0.02 fi_reps=1 fi_scale=4 rounds=1 ;;
+    --quick) reps=5 target=0.02 fi_reps=1 fi_scale=4 rounds=1 pp_rounds=1 ;;
     --rounds) rounds=$2; shift ;;
+    --pp-rounds) pp_rounds=$2; shift ;;
+    --fast-ns) fast_ns=$2; shift ;;
     --np) nps=$2; shift ;;
     --impl) impls=$2; shift ;;
     --no-fi) run_fi=no ;;
@@ -66,7 +81,8 @@ done
 out=${out:-$(mktemp -d /tmp/ftmpi-bench.XXXXXX)}
 mkdir -p "$out/bin" "$out/logs"
 results=$out/results.tsv   # impl  test  bytes  np  median_us  MBps  round
-[ "$report_only" = yes ] || : >"$results"
+modes=$out/pp_modes.tsv    # impl  round  cpu_pair ns before  after (the report classifies)
+if [ "$report_only" = no ]; then : >"$results"; : >"$modes"; fi
 log() { echo "[bench] $*" >&2; }
 
 # ---------------------------------------------------------------- implementations
@@ -122,21 +138,39 @@ build_impl() { # IMPL -> 0 when at least one program built (a partial library st
   return $built
 }
 
-# run_prog IMPL NP PROG ROUND — append its BENCH lines to the results; failure leaves n/a cells.
+# run_prog IMPL NP PROG ROUND [REPS] — append its BENCH lines to the results; failure leaves
+# n/a cells.
 run_prog() {
-  local impl=$1 np=$2 prog=$3 round=$4 logf
+  local impl=$1 np=$2 prog=$3 round=$4 nreps=${5:-$reps} logf
   logf=$out/logs/$impl-$prog-np$np-r$round.log
   [ -x "$out/bin/$prog.$impl" ] || return 0
   log "round $round: $impl: $prog at $np ranks"
   local rc=0 sel=()
   [ "$prog" = collbench ] && [ -n "$cases" ] && sel=(-c "$cases")
-  launch "$impl" "$np" "$out/bin/$prog.$impl" -r "$reps" -t "$target" "${sel[@]}" >"$logf" 2>&1 || rc=$?
+  launch "$impl" "$np" "$out/bin/$prog.$impl" -r "$nreps" -t "$target" "${sel[@]}" >"$logf" 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || log "$impl: $prog at $np ranks failed (exit $rc; see $logf)"
   # Keep whatever completed before a failure.
   awk -v impl="$impl" -v round="$round" '$1 == "BENCH" {
       for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
       printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl, f["test"], f["bytes"], f["np"], f["median_us"], f["MBps"], round
     }' "$logf" >>"$results"
+}
+
+# cpu_pair's figure (ns), or nan when it is missing or failed.
+probe_placement() {
+  local v
+  v=$("$out/bin/cpu_pair" 0 1 0.2 2>/dev/null | sed -n 's/.* ns=\([^ ]*\).*/\1/p') || true
+  echo "${v:-nan}"
+}
+
+# pingpong_run IMPL ROUND — one ping-pong run between two placement probes.
+pingpong_run() {
+  local impl=$1 round=$2 before after
+  [ -x "$out/bin/pingpong.$impl" ] || return 0
+  before=$(probe_placement)
+  run_prog "$impl" 2 pingpong "$round" "$pp_reps"
+  after=$(probe_placement)
+  printf '%s\t%s\t%s\t%s\n' "$impl" "$round" "$before" "$after" >>"$modes"
 }
 
 # ---------------------------------------------------------------- fi_pingpong
@@ -205,12 +239,19 @@ run_all() {
   # Implementations take turns at each size, so each round's ratios compare runs made within
   # a minute or two of each other; every other round in reverse order, so a drift of the
   # machine's speed does not always favour the same one.
+  cc -O2 -std=c11 -pthread -o "$out/bin/cpu_pair" "$bench_src/cpu_pair.c" >"$out/logs/cpu_pair-build.log" 2>&1 ||
+    log "cpu_pair did not build (see $out/logs/cpu_pair-build.log): ping-pong runs get no mode"
   local order reversed
   reversed=$(echo $ready | tr ' ' '\n' | tac | tr '\n' ' ')
+  # Ping-pong: many short runs in turns, each between two placement probes (see the top).
+  [ -n "$cases" ] || for round in $(seq "$pp_rounds"); do
+    order=$ready
+    [ $((round % 2)) -eq 0 ] && order=$reversed
+    for impl in $order; do pingpong_run "$impl" "$round"; done
+  done
   for round in $(seq "$rounds"); do
     order=$ready
     [ $((round % 2)) -eq 0 ] && order=$reversed
-    [ -n "$cases" ] || for impl in $order; do run_prog "$impl" 2 pingpong "$round"; done
     for np in $nps; do
       for impl in $order; do run_prog "$impl" "$np" collbench "$round"; done
     done
@@ -232,7 +273,8 @@ write_header() {
        "| MPICH $( (/usr/bin/mpichversion 2>/dev/null || true) | sed -n 's/^MPICH Version:[[:space:]]*//p')" \
        "| Open MPI $( (/usr/bin/mpirun.openmpi --version 2>/dev/null || true) | sed -n '1s/.* //p')"
   echo "Command: bash tests/bench/run.sh --reps $reps --target $target --rounds $rounds" \
-       "(medians of $reps repetitions per run; $rounds rounds, implementations taking turns)"
+       "--pp-rounds $pp_rounds --fast-ns $fast_ns (collectives: medians of $reps repetitions per" \
+       "run, $rounds rounds; ping-pong: $pp_reps per run, $pp_rounds rounds; implementations taking turns)"
   echo "Load average at start: $load"
 }
 
@@ -335,7 +377,65 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
     }
   }' "$results" >"$out/tables.md"
 
-{ cat "$out/header.txt"; echo; cat "$out/tables.md"; } >"$out/bench.md"
+# The ping-pong runs split by placement mode (pp_modes.tsv): how many runs of each implementation
+# fell in each mode, and the figures of the runs of one mode only, so that the ratios compare
+# like with like whatever the mode split.
+[ -s "$modes" ] && awk -F'\t' -v fast_ns="$fast_ns" '
+  function fmt(v) { return v == "" ? "n/a" : v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.3f", v) }
+  function median(a, n,    i, j, t) {
+    if (n == 0) return ""
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  # median latency of impl at size s over its runs in mode m
+  function by_mode(impl, s, m,    r, n, v, k) {
+    n = 0
+    for (r = 1; r <= maxr; r++) {
+      k = impl SUBSEP r
+      if (mode[k] == m && (impl SUBSEP s SUBSEP r) in us) v[++n] = us[impl SUBSEP s SUBSEP r]
+    }
+    return median(v, n)
+  }
+  # fast / slow / busy by one probe; a run whose two probes disagree is mixed
+  function class(ns) { return ns == "nan" ? "none" : ns + 0 < fast_ns ? "fast" : ns + 0 < 10 * fast_ns ? "slow" : "busy" }
+  FNR == NR { m = class($3) == class($4) && class($3) != "none" ? class($3) : "mixed"
+              k = $1 SUBSEP $2; mode[k] = m; count[$1 SUBSEP m]++; runs[$1]++
+              if ($3 != "nan") { np[$1]++; probe[$1, np[$1]] = $3 }
+              if ($2 > maxr) maxr = $2; next }
+  $2 == "pingpong" && $4 == 2 { us[$1 SUBSEP $3 SUBSEP $7] = $5 }
+  END {
+    print "**Placement modes of the ping-pong runs** (tests/bench/cpu_pair.c: a cache line bounced between CPUs 0 and 1 right before and right after each run; fast = both under " fast_ns " ns, slow = both under " 10 * fast_ns " ns, busy = both above: other work held the CPUs)"
+    print ""
+    print "| implementation | runs | fast | slow | busy | mixed | cpu_pair ns before a run (median) |"
+    print "|---|--:|--:|--:|--:|--:|--:|"
+    split("ftmpi mpich openmpi", impl, " "); split("ftmpi MPICH Open MPI", label, " ")
+    label[3] = "Open MPI"
+    for (i = 1; i <= 3; i++) {
+      x = impl[i]
+      if (!(x in runs)) continue
+      n = np[x]; delete v; for (j = 1; j <= n; j++) v[j] = probe[x, j]
+      printf "| %s | %d | %d | %d | %d | %d | %s |\n", label[i], runs[x], count[x SUBSEP "fast"], count[x SUBSEP "slow"],
+        count[x SUBSEP "busy"], count[x SUBSEP "mixed"], fmt(median(v, n))
+    }
+    print ""
+    print "**Ping-pong by placement mode** (half round trip in µs: median over the runs of that mode; ratios of those medians)"
+    print ""
+    print "| size | mode | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI |"
+    print "|---|---|--:|--:|--:|--:|--:|"
+    ns = split("0 8 64 512 1024 4096 16384 65536", sizes, " ")
+    split("fast slow", modes, " ")
+    for (mi = 1; mi <= 2; mi++) for (i = 1; i <= ns; i++) {
+      s = sizes[i]; m = modes[mi]
+      a = by_mode("ftmpi", s, m); b = by_mode("mpich", s, m); c = by_mode("openmpi", s, m)
+      if (a == "" && b == "" && c == "") continue
+      size = (s >= 1024) ? s / 1024 " KiB" : s " B"
+      printf "| %s | %s | %s | %s | %s | %s | %s |\n", size, m, fmt(a), fmt(b), fmt(c),
+        (a == "" || b == "") ? "n/a" : sprintf("%.2f", a / b), (a == "" || c == "") ? "n/a" : sprintf("%.2f", a / c)
+    }
+  }' "$modes" "$results" >"$out/modes.md"
+[ -s "$modes" ] || : >"$out/modes.md"
+
+{ cat "$out/header.txt"; echo; cat "$out/tables.md"; echo; cat "$out/modes.md"; } >"$out/bench.md"
 
 # Plain-text view of the same tables for the terminal.
 cat "$out/header.txt"
@@ -344,7 +444,7 @@ echo
 awk '/^\|---/ { next }
      /^\|/ { sub(/^\| /, ""); sub(/ \|$/, ""); print | "column -t -s \"|\" -o \"|\""; next }
      { close("column -t -s \"|\" -o \"|\""); gsub(/\*\*/, ""); print; fflush() }
-     END { close("column -t -s \"|\" -o \"|\"") }' "$out/tables.md"
+     END { close("column -t -s \"|\" -o \"|\"") }' "$out/tables.md" "$out/modes.md"
 echo
 echo "raw results: $results"
 echo "markdown for the README: $out/bench.md"
