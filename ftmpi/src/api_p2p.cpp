@@ -287,7 +287,10 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   } else if (Err e = post_recv(buf, count, c, source, tag, &r); e != Err::ok) {
     return raise(c.comm, e);
   }
-  eng.wait_until([r] { return r->complete || ulfm_wildcard_blocked(*r); });
+  // Only a wildcard receive can be blocked by ULFM (ulfm_wildcard_blocked): a directed one
+  // skips the call in every turn of the wait.
+  const bool wildcard = source == MPI_ANY_SOURCE;
+  eng.wait_until([r, wildcard] { return r->complete || (wildcard && ulfm_wildcard_blocked(*r)); });
   if (!r->complete) {  // SPEC 4.8: a blocking wildcard receive gives up, the request with it
     eng.purge(r, to_code(fail(Err::proc_failed, "MPI_Recv from MPI_ANY_SOURCE on %s: rank(s) %s "
                               "failed and are not acknowledged (MPIX_Comm_failure_ack)",

@@ -164,6 +164,28 @@ void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes
   head_seen_ = control->head.load(std::memory_order_acquire);
 }
 
+namespace {
+
+// A record's parts into the ring. The first part is a 16-byte wire header and a ping-pong's
+// payload a few bytes: fixed-size copies the compiler inlines beat the libc call (which cost
+// ~22 instructions for 8 bytes and ~10 more for the header, on every small send).
+inline void copy_part(unsigned char* to, const void* from, std::size_t len) {
+  const auto* src = static_cast<const unsigned char*>(from);
+  if (len > 16) {
+    std::memcpy(to, src, len);
+  } else if (len >= 8) {  // two 8-byte copies that may overlap
+    std::memcpy(to, src, 8);
+    std::memcpy(to + len - 8, src + len - 8, 8);
+  } else if (len >= 4) {
+    std::memcpy(to, src, 4);
+    std::memcpy(to + len - 4, src + len - 4, 4);
+  } else {
+    for (std::size_t i = 0; i < len; ++i) to[i] = src[i];
+  }
+}
+
+}  // namespace
+
 bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t blen,
                   const void* c, std::size_t clen) {
   const std::size_t body = alen + blen + clen;
@@ -182,8 +204,8 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
   unsigned char* p = wrap ? data_ : data_ + pos;
   store_header(data_ + ((static_cast<std::size_t>(p - data_) + record) & mask_), 0,
                __ATOMIC_RELAXED);
-  if (alen != 0) std::memcpy(p + kRecordHeader, a, alen);
-  if (blen != 0) std::memcpy(p + kRecordHeader + alen, b, blen);
+  copy_part(p + kRecordHeader, a, alen);
+  copy_part(p + kRecordHeader + alen, b, blen);
   if (clen != 0) std::memcpy(p + kRecordHeader + alen + blen, c, clen);
   store_header(p, kValid | body, __ATOMIC_RELEASE);
   // The wrap marker last: a receiver that sees it finds the record at the start published.

@@ -202,8 +202,18 @@ class Reader : private RingEnd {
   const unsigned char* peek(std::size_t* len) {
     const std::uint64_t h = load_header(data_ + (head_ & mask_));
     if (h == 0) return nullptr;
+    // Inline the common record (valid, no wrap, of a size a sender can publish); a wrap, a
+    // broken ring or a header that cannot be go to peek_slow, which checks it all again.
+    const std::uint64_t body = h & ~kValid;
+    if ((h & kValid) != 0 && body <= (mask_ + 1) / 4 && body != kWrap && !broken_) {
+      pending_ = (kRecordHeader + body + 7) & ~std::uint64_t{7};
+      *len = static_cast<std::size_t>(body);
+      return data_ + (head_ & mask_) + kRecordHeader;
+    }
     return peek_slow(h, len);
   }
+  // Cheaper than peek() when only asking: is a record (or a wrap) published?
+  bool has_record() const { return load_header(data_ + (head_ & mask_)) != 0; }
   void consume() {
     head_ += pending_;
     pending_ = 0;
