@@ -18,7 +18,9 @@
 // under a lock word holding the writer's pid, each record prefixed with the sender's token.
 //
 // Records: an 8-byte header, then the bytes, padded to 8. The header is 0 until the record is
-// published; then kValid | length, or kValid | kWrap to skip to the ring's start. Before it
+// published; then kValid | length, or a marker: kValid | kWrap to skip to the ring's start,
+// kValid | kSkipLine to skip to the next cache line (a record never touches more lines than
+// its size needs, so the receiver reads one line for a small message). Before it
 // publishes a record the sender clears the header that follows it, so the receiver polls just
 // the header at its read position: a message costs the receiver the cache lines the record
 // itself is in (an 8 B message: one), not a separate index line first. The header is stored
@@ -131,7 +133,9 @@ class Region {
   unsigned char* bulk_data_ = nullptr;
 };
 
-constexpr std::uint32_t kWrap = 0xffffffffu;
+constexpr std::uint32_t kWrap = 0xffffffffu;      // marker: the next record is at the start
+constexpr std::uint32_t kSkipLine = 0xfffffffeu;  // marker: ... at the next cache line
+constexpr std::size_t kLineBytes = 64;
 constexpr std::uint64_t kValid = std::uint64_t{1} << 63;
 constexpr std::size_t kRecordHeader = 8;
 
@@ -205,7 +209,7 @@ class Reader : private RingEnd {
     // Inline the common record (valid, no wrap, of a size a sender can publish); a wrap, a
     // broken ring or a header that cannot be go to peek_slow, which checks it all again.
     const std::uint64_t body = h & ~kValid;
-    if ((h & kValid) != 0 && body <= (mask_ + 1) / 4 && body != kWrap && !broken_) {
+    if ((h & kValid) != 0 && body <= (mask_ + 1) / 4 && body < kSkipLine && !broken_) {
       pending_ = (kRecordHeader + body + 7) & ~std::uint64_t{7};
       *len = static_cast<std::size_t>(body);
       return data_ + (head_ & mask_) + kRecordHeader;

@@ -80,6 +80,38 @@ TEST_CASE("ring: records of every size arrive whole and in order across many wra
   REQUIRE(got == sent);
 }
 
+TEST_CASE("ring: a record never touches more cache lines than its size needs") {
+  Pair p(0x5eed0006);
+  // Every alignment a mix of sizes leaves (a ping-pong's 12-byte command among its 8 B
+  // messages shifted half of those 32-byte records across a line), over several wraps.
+  auto lines = [](std::size_t n) { return (n + ring::kLineBytes - 1) / ring::kLineBytes; };
+  std::uint64_t sent = 0, got = 0;
+  std::vector<std::size_t> lens;
+  for (int round = 0; round < 3000; ++round) {
+    const std::size_t mixed[] = {12, 24, static_cast<std::size_t>(round % 57),
+                                 static_cast<std::size_t>(round % 700)};
+    for (std::size_t len : mixed) {
+      std::vector<unsigned char> rec = record_for(sent, len);
+      if (!p.w.push(rec.data(), len, nullptr, 0)) break;
+      lens.push_back(len);
+      ++sent;
+    }
+    std::size_t n = 0;
+    while (const unsigned char* data = p.r.peek(&n)) {
+      REQUIRE(n == lens[got]);
+      const std::size_t record = (ring::kRecordHeader + n + 7) / 8 * 8;
+      const auto start = reinterpret_cast<std::uintptr_t>(data) - ring::kRecordHeader;
+      REQUIRE(lines(start % ring::kLineBytes + record) == lines(record));
+      std::vector<unsigned char> want = record_for(got, n);
+      REQUIRE((n == 0 || std::memcmp(data, want.data(), n) == 0));
+      p.r.consume();
+      ++got;
+    }
+  }
+  REQUIRE(got == sent);
+  REQUIRE(sent > 3 * kRingBytes / 64);  // wrapped several times
+}
+
 TEST_CASE("ring: a full ring refuses the next record and takes it once drained") {
   Pair p(0x5eed0002);
   std::vector<unsigned char> rec(1000, 0xab);
