@@ -13,8 +13,8 @@
  *  - anything else (a derived datatype with holes, a datatype spanning several elements): the
  *    library lists the byte runs of count x datatype (ftmpi_type_blocks) and each run is mapped
  *    through the section into an hindexed type of the datatype's one basic type when the runs
- *    keep its elements whole, else of bytes (point-to-point only: a predefined reduction on
- *    bytes is refused by the library with MPI_ERR_OP).
+ *    keep its elements whole, else of bytes (point-to-point and MPI_Ibcast only: the
+ *    reductions stage such sections instead, fortran_f08_staged.c).
  * A (count, datatype) reaching outside the section is refused with MPI_ERR_BUFFER. */
 #include "fortran_support.h"
 
@@ -175,6 +175,23 @@ static int mapped_type(const Section *s, int count, MPI_Datatype type, MPI_Datat
 static int no_run(MPI_Aint v, MPI_Aint len, void *arg) {
   (void)v, (void)len, (void)arg;
   return MPI_SUCCESS;
+}
+
+/* Whether count x type over d keeps the type signature (contiguous, or the dense path below);
+ * the reductions want that (fortran_f08_section_coll.c). A bad datatype answers yes: the call
+ * then reports it through its communicator. */
+int ftmpi_f_section_keeps_signature(const CFI_cdesc_t *d, MPI_Datatype type) {
+  int size = 0;
+  MPI_Aint lb, extent, true_lb, true_extent;
+  MPI_Datatype kind;
+  /* A bad datatype: let the call report it through its communicator. */
+  if (CFI_is_contiguous(d) || ftmpi_type_blocks(type, 0, no_run, NULL, &kind) != MPI_SUCCESS) return 1;
+  if (MPI_Type_size(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+      MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS) {
+    return 0;
+  }
+  return size > 0 && lb == 0 && true_lb == 0 && extent == size && true_extent == size &&
+         (MPI_Aint)d->elem_len % size == 0;
 }
 
 /* (count, datatype) over the buffer `d` as the C call takes it: base address, count, datatype.

@@ -7,8 +7,10 @@
  * MPI allows for all four on an intracommunicator. Where only one counts (MPI_Ireduce away from
  * the root), that one's datatype is used. Not here (answer FTMPI_F08_STAGE: the procedure then
  * stages the sections, fortran_f08_staged.c): a user-defined operation (its function must be
- * handed the user's datatype, not ftmpi's section datatype) and intercommunicators (no
- * MPI_IN_PLACE there). */
+ * handed the user's datatype, not ftmpi's section datatype), intercommunicators (no
+ * MPI_IN_PLACE there), and a datatype whose section datatype would not keep its signature (a
+ * derived one with holes, a pair type over the array of its halves: the reduction needs the
+ * basic elements whole). */
 #include "fortran_support.h"
 
 #include <ISO_Fortran_binding.h>
@@ -51,7 +53,10 @@ static int start(int which, const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvb
   int inter = 0, rank = 0;
   int rc = MPI_Comm_test_inter(comm, &inter);
   if (rc != MPI_SUCCESS) return rc;
-  if (inter || op < MPI_MAX || op > MPI_MINLOC) return FTMPI_F08_STAGE;
+  if (inter || op < MPI_MAX || op > MPI_MINLOC || !ftmpi_f_section_keeps_signature(sendbuf, type) ||
+      !ftmpi_f_section_keeps_signature(recvbuf, type)) {
+    return FTMPI_F08_STAGE;
+  }
   if ((rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS) return rc;
   View s, r;
   if ((rc = ftmpi_f_section_args(sendbuf, count, type, &s.base, &s.count, &s.type)) != MPI_SUCCESS)

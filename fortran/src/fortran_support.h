@@ -72,5 +72,8 @@ int ftmpi_type_blocks(MPI_Datatype type, int count, ftmpi_run_fn *visit, void *a
 struct CFI_cdesc_t;
 int ftmpi_f_section_args(const struct CFI_cdesc_t *d, int count, MPI_Datatype type, void **base,
                          int *new_count, MPI_Datatype *new_type);
+/* Whether that datatype keeps count x type's signature (nested hvectors of the type), as a
+ * reduction needs (a bad datatype answers yes: the call reports it). */
+int ftmpi_f_section_keeps_signature(const struct CFI_cdesc_t *d, MPI_Datatype type);
 
 #endif /* FTMPI_FORTRAN_SUPPORT_H */

@@ -5,7 +5,8 @@
 ! datatypes over a section (with holes, spanning elements, resized), persistent requests started
 ! twice, Ibcast, Iallreduce/Ireduce/Iscan with sections (MPI_IN_PLACE too), the staged calls
 ! (Iallgather, Ialltoallv, Ireduce_scatter_block, a user-defined operation) completed by Test,
-! Request_get_status and Waitany, MPI_Buffer_attach of a section with Ibsend, and the refusal
+! Request_get_status and Waitany, MPI_MINLOC on pairs over a section of their halves (staged),
+! MPI_Buffer_attach of a section with Ibsend, and the refusal
 ! of a count beyond the section (MPI_ERR_BUFFER).
 module f08_subarray_op
   use mpi_f08
@@ -41,7 +42,7 @@ program f08_subarray
   integer :: e3(4, 5, 3)
   complex, asynchronous :: z(10)
   real, asynchronous :: rr(7)
-  double precision, asynchronous :: x(12), y(12), y2(12)
+  double precision, asynchronous :: x(12), y(12), y2(12), wd(2, 12)
   integer, asynchronous :: ag(2, 3, 8), rv(2, 8)
   character, asynchronous :: pool(4096)
   integer :: counts(8), displs(8)
@@ -190,6 +191,20 @@ program f08_subarray
   call MPI_Iscan(x(2:12:5), y(3:1:-1), 3, MPI_DOUBLE_PRECISION, MPI_SUM, comm, req)
   call MPI_Wait(req, MPI_STATUS_IGNORE)
   if (any(y(3:1:-1) /= [2d0, 7d0, 12d0] * tri(rank + 1))) call fail('Iscan with sections')
+  ! MPI_MINLOC on MPI_2DOUBLE_PRECISION pairs over a section of their halves: a datatype over the
+  ! section would split the pairs, so the section is staged.
+  wd = -1d0
+  do m = 1, 6
+    wd(1, 2 * m - 1) = dble(mod(rank + m, nprocs))
+    wd(1, 2 * m) = dble(rank)
+  end do
+  call MPI_Iallreduce(MPI_IN_PLACE, wd(1, :), 6, MPI_2DOUBLE_PRECISION, MPI_MINLOC, comm, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  do m = 1, 6
+    if (wd(1, 2 * m - 1) /= 0d0 .or. wd(1, 2 * m) /= dble(mod(nprocs - mod(m, nprocs), nprocs))) &
+      call fail('MPI_MINLOC on pairs over a section')
+  end do
+  if (any(wd(2, :) /= -1d0)) call fail('MPI_MINLOC wrote outside the section')
 
   ! Calls with blocks per rank, displacements, a user-defined operation: the sections are staged
   ! (copied to a temporary, back when the request completes through Wait/Test/Waitany...).
