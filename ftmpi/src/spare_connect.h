@@ -8,7 +8,8 @@
 // them and sends each rank a connect note (Consensus::kConnectNote, dropped on arrival); the
 // connections then exist before any failure, and the join's hello and the survivors' welcome
 // travel on them (rxm keeps a connection accepted from a sender not yet in the receiver's
-// address table, and uses it once the address is inserted).
+// address table and uses it once the address is inserted: the welcomes came 0.1-0.9 ms after
+// the last hello in README's measurements, no second setup).
 //
 // Off the ranks' critical path: their MPI_Init never waits for it (the note arrives whenever
 // they next make progress, and is one receive). A rank that dies meanwhile fails that send
