@@ -58,6 +58,15 @@ job_procs() {
     for h in "$@"; do bash "$here/hosts.sh" procs "$h" | grep -vx "$(cat "$FTNS/$h.pid")"; done
     return 0
 }
+# A host failure is everything at once (as `hosts.sh kill`): `kill -9 PIDS` signals one pid
+# after another, and a daemon still alive can report its first killed rank as a rank failure
+# before it dies itself (two events, not one host loss). Stop them all, then kill; `killed`
+# (the clock of the detection bounds) starts at the kill, when the connections close.
+kill_host_procs() {
+    kill -STOP "$@"
+    killed=$(now_ns)
+    kill -9 "$@"
+}
 # No process on HOST within MS milliseconds (a killed or self-fenced host).
 expect_no_procs() {
     local host=$1 ms=$2
@@ -92,8 +101,7 @@ case_kill() {  # MODE: kill host 3 while the job waits; one event; the job goes 
     # hosts.sh kill, with the clock started at the kill itself (listing a host's processes
     # takes a while on a busy machine).
     local pids; pids=$(job_procs "${H[2]}")
-    killed=$(now_ns)
-    kill -9 $pids
+    kill_host_procs $pids
     wait_end
     expect_no_procs "${H[2]}" 100
     if [ "$mode" = abort ]; then
@@ -118,7 +126,7 @@ case_mpi() {  # MODE: an MPI job (host_loss_mpi) loses host 3 and repairs once
     start -n 6 --map-by node --comm-mode "$mode" "$MPI_PROG" 2
     wait_ready 6
     pids=$(job_procs "${H[2]}")
-    kill -9 $pids
+    kill_host_procs $pids
     wait_end
     [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
     n=$([ "$mode" = rebuild ] && echo 6 || echo 4)
@@ -185,8 +193,7 @@ case_mpirun_host() {  # mpirun's whole host killed: the other hosts clean themse
     start -n 6 --map-by node --comm-mode shrink "$RANK" wait 30
     wait_ready 6
     pids=$(job_procs "${H[0]}")
-    killed=$(now_ns)
-    kill -9 $pids
+    kill_host_procs $pids
     for h in "${H[1]}" "${H[2]}"; do expect_no_procs "$h" 3000; done
     ms=$(( ($(now_ns) - killed) / 1000000 ))
     expect_clean "${H[1]}" "${H[2]}"
