@@ -3,9 +3,12 @@
 // recursive doubling which needs a power of two), a ring for long ones (n-1 steps, but each
 // member sends and receives only (n-1)/n of the data once, all links busy; threshold
 // FTMPI_COLL_ALLGATHER_LARGE on the gathered total).
-// Blocks of at most kFanBlockMax bytes among 3 to FTMPI_COLL_ALLGATHER_FAN members go through
-// the first member instead (fan.h: one wait per member, not ceil(log2 n) dependent rounds).
+// Blocks of at most kFanBlockMax bytes among 3 to FTMPI_COLL_DIRECT_MEMBERS members go to every
+// member directly (direct.h: n - 1 waits among all members), from there to
+// FTMPI_COLL_ALLGATHER_FAN members through the first member (fan.h: one wait per member, not
+// ceil(log2 n) dependent rounds).
 // allgatherv: ring, writing straight into the members' slots, whatever the block sizes.
+#include "direct.h"
 #include "fan.h"
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
@@ -73,8 +76,13 @@ Status allgather(const View& view, P2P& p2p, const void* sendbuf, std::size_t bl
   const int n = g.size();
   if (n == 1 || block == 0) return Status::ok;
   const Tuning& tune = tuning();
-  if (n >= 3 && static_cast<std::size_t>(n) <= tune.allgather_fan && block <= kFanBlockMax) {
-    return fan_allgather(g, p2p, out, block);
+  // Short blocks among 3 to DIRECT_MEMBERS members: every member to every other (direct.h);
+  // from there to ALLGATHER_FAN: through the first member (fan.h). At 2 members Bruck's one
+  // exchange is what direct would do.
+  const auto members = static_cast<std::size_t>(n);
+  if (n >= 3 && block <= kFanBlockMax) {
+    if (members <= tune.direct_members) return direct_allgather(g, p2p, out, block);
+    if (members <= tune.allgather_fan) return fan_allgather(g, p2p, out, block);
   }
   if (static_cast<std::size_t>(n) * block >= tune.allgather_large) {
     return ring(

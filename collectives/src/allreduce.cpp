@@ -1,4 +1,5 @@
 // Allreduce, two algorithms (threshold in tuning.h), and for short data among 3 to
+// FTMPI_COLL_DIRECT_MEMBERS members every member to every other (direct.h), from there to
 // FTMPI_COLL_ALLREDUCE_FAN members a fan-in/fan-out through the first member (fan.h):
 // - recursive doubling: log2(n) exchanges of the whole vector; short messages, and every
 //   non-commutative operation (partners always hold adjacent rank ranges, so combining the
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "direct.h"
 #include "fan.h"
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
@@ -197,12 +199,15 @@ Status allreduce(const View& view, P2P& p2p, const void* sendbuf, void* recvbuf,
   if (!is_in_place(sendbuf)) copy_bytes(result, sendbuf, r.bytes());
   if (n == 1 || r.bytes() == 0) return Status::ok;
   if (large) return rabenseifner(g, p2p, r, nullptr, result);
-  // Short data among 3 to ALLREDUCE_FAN members: fan-in/fan-out (fan.h; at 2 members one
-  // exchange is a single message latency, the fan two in a row). Its scratch holds n - 1
-  // vectors, so it stays below the long-message threshold whatever the operation.
-  if (n >= 3 && static_cast<std::size_t>(n) <= tuning().allreduce_fan &&
-      r.bytes() < tuning().allreduce_large) {
-    return fan_allreduce(g, p2p, r, result);
+  // Short data among 3 to DIRECT_MEMBERS members: every member to every other (direct.h);
+  // from there to ALLREDUCE_FAN: fan-in/fan-out (fan.h). At 2 members recursive doubling's
+  // one exchange is what direct would do, and a single message latency where the fan has two
+  // in a row. Their scratch holds n - 1 vectors, so they stay below the long-message threshold
+  // whatever the operation.
+  const auto members = static_cast<std::size_t>(n);
+  if (n >= 3 && r.bytes() < tuning().allreduce_large) {
+    if (members <= tuning().direct_members) return direct_allreduce(g, p2p, r, result);
+    if (members <= tuning().allreduce_fan) return fan_allreduce(g, p2p, r, result);
   }
   return recursive_doubling(g, p2p, r, result);
 }

@@ -4,14 +4,12 @@
 // Manber): in round k every member signals the member 2^k ahead and waits for the one 2^k
 // behind, so after ceil(log2 n) rounds each member has transitively heard from all others.
 //
-// Why direct for few members: when ranks outnumber cores every wait is a process switched out
-// and back in, and that, not the messages, is the cost (tests/bench/coll_switches.c). Through
-// the first member every other member always waits for its answer, and the first member waits
-// for them: n waits per barrier. Direct, the last member to arrive finds every message there
-// and leaves without waiting: n - 1 (4 ranks on 2 cores: 3.0 switches per barrier against the
-// fan's 4.0, Open MPI's linear barrier 4.0). Its n(n - 1) messages are what limit it to few.
+// Direct for few members (direct.h): the last member to arrive finds every message there and
+// leaves without waiting, n - 1 waits per barrier against the fan's n (4 ranks on 2 cores:
+// 3.0 context switches per barrier against 4.0; Open MPI's linear barrier 4.0).
 // Either way a member leaves only after hearing from every member, directly or through the
 // first one (what ATOMIC mode's settle relies on).
+#include "direct.h"
 #include "fan.h"
 #include "ftmpi/coll/tuning.h"
 #include "group.h"
@@ -19,26 +17,6 @@
 namespace ftmpi::coll {
 
 using namespace detail;
-
-namespace {
-
-// Zero-byte messages; the P2P layer is given valid addresses all the same. Receives first, so
-// every message finds its receive posted; both ways start at my neighbour to spread the load.
-Status direct_barrier(const Group& g, P2P& p2p) {
-  const int n = g.size();
-  const int me = g.me();
-  unsigned char token_out = 0, token_in = 0;
-  Requests reqs(p2p);
-  for (int i = 1; i < n; ++i) {
-    if (Status s = reqs.recv(g.rank((me - i + n) % n), &token_in, 0, tag::barrier); s != Status::ok) return s;
-  }
-  for (int i = 1; i < n; ++i) {
-    if (Status s = reqs.send(g.rank((me + i) % n), &token_out, 0, tag::barrier); s != Status::ok) return s;
-  }
-  return reqs.wait();
-}
-
-}  // namespace
 
 Status barrier(const View& view, P2P& p2p) {
   Group g;

@@ -5,7 +5,9 @@
 // fewer waits win there (tests/bench/coll_switches.c counts them); the first member's 2(n-1)
 // messages bound it to small n (tuning.h: FTMPI_COLL_BARRIER_FAN, FTMPI_COLL_ALLREDUCE_FAN,
 // FTMPI_COLL_ALLTOALL_FAN, FTMPI_COLL_ALLGATHER_FAN), and two hops in a row lose to one exchange at n = 2: from 3 on.
-// Open MPI's tuned component picks the same shape (basic linear) for a 4-rank barrier.
+// Up to FTMPI_COLL_DIRECT_MEMBERS (4) members direct exchange wins over the fan (direct.h:
+// n - 1 waits per operation against the fan's n), so by default the fan serves 5 to 8.
+// Open MPI's tuned component picks the fan's shape (basic linear) for a 4-rank barrier.
 #pragma once
 
 #include "group.h"

@@ -98,9 +98,9 @@
              "member (from 3 members), not Bruck's algorithm")                                  \
   FTMPI_KNOB(coll_direct_members, "FTMPI_COLL_DIRECT_MEMBERS", integer, "4", 0, 1e9, "",      \
              "collectives",                                                                     \
-             "members up to which barrier and an alltoall of blocks up to 256 B message every " \
-             "member directly, all at once, ahead of the fans (the last member to arrive never " \
-             "waits)")                                                                          \
+             "members up to which barrier, a short allreduce, and allgather/alltoall of blocks " \
+             "up to 256 B message every member directly, all at once, ahead of the fans (the "  \
+             "last member to arrive never waits)")                                              \
   /* ---- transport ---- */                                                                     \
   FTMPI_KNOB(provider, "FTMPI_PROVIDER", text, "shm", 0, 0, "", "transport",                    \
              "shm: ftmpi's own shared memory (one host, libfabric never loaded); or a "         \

@@ -33,11 +33,12 @@
 //   FTMPI_COLL_ALLGATHER_FAN         members up to which an allgather of blocks up to 256 bytes
 //                                    goes through the first member (fan-in/fan-out) instead
 //                                    of Bruck's algorithm; from 3 members       (8)
-//   FTMPI_COLL_DIRECT_MEMBERS        members up to which barrier, and an alltoall of blocks up
-//                                    to 256 bytes, message every member directly, all at once,
-//                                    instead of the fans above (n - 1 waits per operation among
-//                                    all members against the fan's n: the last member to arrive
-//                                    finds everything there)                    (4)
+//   FTMPI_COLL_DIRECT_MEMBERS        members up to which barrier, a short allreduce, and an
+//                                    allgather or alltoall of blocks up to 256 bytes message
+//                                    every member directly, all at once, instead of the fans
+//                                    above (n - 1 waits per operation among all members against
+//                                    the fan's n: the last member to arrive finds everything
+//                                    there; allreduce and allgather from 3 members) (4)
 //   FTMPI_COLL_ALLTOALL_LARGE        bytes per peer at or above which alltoall(v) uses
 //                                    pairwise exchange instead of posting everything at once
 //                                                                               (32768)

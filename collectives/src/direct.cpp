@@ -1,0 +1,66 @@
+// Direct exchange among few members (direct.h says when and why).
+#include "direct.h"
+
+#include <ftmpi/coll/scratch.h>
+
+namespace ftmpi::coll::detail {
+
+namespace {
+
+// Posts a receive from every other member (into in_of(v), `bytes` long), then a send of
+// `out` to every other member, and waits for all. Receives first, so every message finds its
+// receive posted; both ways start at my neighbour to spread the load.
+template <typename InOf>
+Status to_and_from_all(const Group& g, P2P& p2p, const unsigned char* out, std::size_t bytes,
+                       int tg, InOf&& in_of) {
+  const int n = g.size();
+  const int me = g.me();
+  Requests reqs(p2p);
+  for (int i = 1; i < n; ++i) {
+    const int v = (me - i + n) % n;
+    if (Status s = reqs.recv(g.rank(v), in_of(v), bytes, tg); s != Status::ok) return s;
+  }
+  for (int i = 1; i < n; ++i) {
+    if (Status s = reqs.send(g.rank((me + i) % n), out, bytes, tg); s != Status::ok) return s;
+  }
+  return reqs.wait();
+}
+
+}  // namespace
+
+Status direct_barrier(const Group& g, P2P& p2p) {
+  // Zero bytes; the P2P layer is given valid addresses all the same.
+  unsigned char token_out = 0, token_in = 0;
+  return to_and_from_all(g, p2p, &token_out, 0, tag::barrier, [&](int) { return &token_in; });
+}
+
+Status direct_allreduce(const Group& g, P2P& p2p, const Reduction& r, unsigned char* result) {
+  const int n = g.size();
+  const int me = g.me();
+  const std::size_t bytes = r.bytes();
+  // Member v's input: mine in result, the others' in scratch, in virtual-rank order.
+  Scratch in_space(static_cast<std::size_t>(n - 1) * bytes);
+  auto x = [&](int v) {
+    if (v == me) return result;
+    return in_space.data() + static_cast<std::size_t>(v < me ? v : v - 1) * bytes;
+  };
+  if (Status s = to_and_from_all(g, p2p, result, bytes, tag::allreduce, x); s != Status::ok) {
+    return s;
+  }
+  // acc = x_0 op x_1 op ... in rank order; combine(a, b) computes b = a op b, so each step
+  // writes into the next input's buffer (mine included: every send of it is complete).
+  unsigned char* acc = x(0);
+  for (int v = 1; v < n; ++v) {
+    r.combine(acc, x(v), r.count);
+    acc = x(v);
+  }
+  copy_bytes(result, acc, bytes);
+  return Status::ok;
+}
+
+Status direct_allgather(const Group& g, P2P& p2p, unsigned char* out, std::size_t block) {
+  auto slot = [&](int v) { return out + static_cast<std::size_t>(g.rank(v)) * block; };
+  return to_and_from_all(g, p2p, slot(g.me()), block, tag::allgather, slot);
+}
+
+}  // namespace ftmpi::coll::detail
