@@ -650,5 +650,8 @@ int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 #endif
 
 #include <ftmpi.h>
+/* ULFM's MPIX_ names come with mpi.h too, as in MPICH (whose ULFM programs include only mpi.h);
+ * Open MPI's programs include mpi-ext.h for them, which works as well (SPEC 4.8). */
+#include <mpi-ext.h>
 
 #endif /* FTMPI_MPI_H */

@@ -707,15 +707,13 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   return MPI_Isend(buf, count, type, dest, tag, comm, request);
 }
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status* status) {
-  // Both halves are checked before either is posted: a receive posted for a call whose send
-  // half is then refused would be left waiting for a message that may never come.
-  Checked c;
-  if (Err e = check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c); e != Err::ok) {
-    return raise(c.comm, e);
-  }
+namespace {
+
+// MPI_Sendrecv's work, as calls whose errors come back as codes (HeldHandlers).
+int sendrecv_parts(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Status* status) {
+  HeldHandlers held;
   MPI_Request reqs[2];
   // Post the receive first so two ranks exchanging large messages cannot wait on each other.
   int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0]);
@@ -733,6 +731,22 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
   }
   return rc;
+}
+
+}  // namespace
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status* status) {
+  // Both halves are checked before either is posted: a receive posted for a call whose send
+  // half is then refused would be left waiting for a message that may never come.
+  Checked c;
+  if (Err e = check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, &c); e != Err::ok) {
+    return raise(c.comm, e);
+  }
+  // The parts' errors return here; the handler sees the one this call reports, once.
+  return raise_code(c.comm, sendrecv_parts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                                           recvcount, recvtype, source, recvtag, comm, status));
 }
 
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,

@@ -56,7 +56,11 @@ coll::Status CommP2P::irecv(int peer, void* buf, std::size_t bytes, int tag,
 
 coll::Status CommP2P::waitall(coll::RequestId* reqs, int n) {
   // Every id handed out went at once (isend) or was waited for: nothing to wait for or retire.
-  if (outstanding_ == 0) return failed() ? coll::Status::proc_failed : coll::Status::ok;
+  // (ULFM: they went through, so this step did; see the end.)
+  if (outstanding_ == 0) {
+    const bool fails = failed() && comm_->comm_mode != FTMPI_COMM_MODE_ULFM;
+    return fails ? coll::Status::proc_failed : coll::Status::ok;
+  }
   auto all_done = [&] {
     for (int i = 0; i < n; ++i) {
       Request* r = slot(reqs[i]);
@@ -67,10 +71,14 @@ coll::Status CommP2P::waitall(coll::RequestId* reqs, int n) {
   // Sends that went at once (and receives already in) need no wait and its set-up.
   if (!all_done()) engine_->wait_until([&] { return all_done() || failed(); });
   coll::Status result = coll::Status::ok;
+  bool cut_short = false;
   for (int i = 0; i < n; ++i) {
     Request*& r = slot(reqs[i]);
     if (r == nullptr) continue;
-    if (!r->complete) engine_->purge(r, MPI_ERR_OTHER);
+    if (!r->complete) {
+      engine_->purge(r, MPI_ERR_OTHER);
+      cut_short = true;
+    }
     if (result == coll::Status::ok && r->error != MPI_SUCCESS) {
       int cls = error_class_of(r->error);
       result = cls == MPI_ERR_TRUNCATE ? coll::Status::truncated : coll::Status::proc_failed;
@@ -79,7 +87,16 @@ coll::Status CommP2P::waitall(coll::RequestId* reqs, int n) {
     r = nullptr;
     --outstanding_;
   }
-  if (result == coll::Status::ok && failed()) result = coll::Status::proc_failed;
+  // FT-MPI modes: an operation pending when the failure became known fails (NOP, SPEC 4.7).
+  // ULFM fails only what cannot complete (as Open MPI): a step whose messages all went
+  // through succeeded, even if a member died (or a revoke came) meanwhile; the next step
+  // refuses to start. A member that had its result in hand used to fail alone while the
+  // others succeeded, then ran one collective more than they did and hung (MPICH's
+  // ft/revoke_shrink, 1 run in 8).
+  if (result == coll::Status::ok && failed() &&
+      (cut_short || comm_->comm_mode != FTMPI_COMM_MODE_ULFM)) {
+    result = coll::Status::proc_failed;
+  }
   return result;
 }
 

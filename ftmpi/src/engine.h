@@ -197,6 +197,9 @@ class Engine {
   std::uint32_t my_proc() const { return my_proc_; }
 
  private:
+  // Completes what the transport already holds (progress() calls it before it applies
+  // reported failures: a dead process's last messages arrived before its death was known).
+  void take_arrivals();
   // What a receive or probe for (source, tag) asks the transport for.
   struct Selector {
     transport::PeerId peer{};

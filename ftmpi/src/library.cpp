@@ -20,7 +20,7 @@ int raise(Comm* comm, Err e) { return raise_code(comm, to_code(e)); }
 int raise_failure(Comm* comm, int code) {
   // A nonblocking collective's body (nbc.h): the error completes its request, and the handler
   // runs when the application waits for it.
-  if (Fiber::running()) return code;
+  if (Fiber::running() || HeldHandlers::held()) return code;
   Library& l = lib();
   // Outside MPI_Init..MPI_Finalize there is no handler to run: just report.
   if (!l.initialized || l.finalized) return code;

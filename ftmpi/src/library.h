@@ -68,6 +68,24 @@ inline int raise_code(Comm* comm, int code) {
   return __builtin_expect(code == MPI_SUCCESS, 1) ? code : raise_failure(comm, code);
 }
 int raise_world(Err e);
+// Held while a call is made of other calls (MPI_Sendrecv of MPI_Irecv, MPI_Isend, MPI_Waitall):
+// their errors come back to it as codes, and it raises the one error the application sees,
+// once. Without it a user handler saw MPI_ERR_IN_STATUS from the inner MPI_Waitall instead of
+// the failure (the ULFM tutorial's 03.undisturbed aborted on it).
+class HeldHandlers {
+ public:
+  HeldHandlers() { ++depth(); }
+  ~HeldHandlers() { --depth(); }
+  HeldHandlers(const HeldHandlers&) = delete;
+  HeldHandlers& operator=(const HeldHandlers&) = delete;
+  static bool held() { return depth() > 0; }
+
+ private:
+  static int& depth() {
+    thread_local int d = 0;
+    return d;
+  }
+};
 // Err::other with a message, for calls made outside the MPI_Init..MPI_Finalize window.
 // Inline for the same reason as lib(); the message is made out of line.
 Err not_initialized(const char* fn);

@@ -1,0 +1,64 @@
+/* A user error handler hears of a failure once, with its class, from calls made of other calls
+ * too (run under mpirun --with-ft ulfm, 2 or more ranks).
+ *   ulfm_handler
+ * Rank 1 dies. Rank 0 then calls MPI_Sendrecv and MPI_Sendrecv_replace with it, with a handler
+ * installed on a duplicate of MPI_COMM_WORLD: each call must invoke the handler exactly once,
+ * with MPIX_ERR_PROC_FAILED, and return that class. MPI_Sendrecv is MPI_Irecv + MPI_Isend +
+ * MPI_Waitall inside; the handler used to be called by the inner MPI_Waitall with
+ * MPI_ERR_IN_STATUS (the ULFM tutorial's 03.undisturbed aborted on it) and not with the failure.
+ * The other ranks exchange with each other meanwhile: no handler call, no error. */
+#include "ulfm_test.h"
+
+static int calls, last_class;
+
+static void record(MPI_Comm *comm, int *code, ...) {
+  (void)comm;
+  calls++;
+  last_class = class_of(*code);
+}
+
+static void expect_one_call(int rc, const char *what) {
+  CHECK(calls == 1 && last_class == MPIX_ERR_PROC_FAILED && class_of(rc) == MPIX_ERR_PROC_FAILED,
+        "%s: handler called %d time(s), last with class %d; returned class %d (want once, %d)",
+        what, calls, last_class, class_of(rc), MPIX_ERR_PROC_FAILED);
+  calls = 0;
+  last_class = -1;
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Errhandler h;
+  MPI_Comm_create_errhandler(record, &h);
+  MPI_Comm_set_errhandler(comm, h);
+  MPI_Errhandler_free(&h);
+  MPI_Barrier(comm);
+  if (wrank == 1) die();
+  double out = wrank, in = -1;
+  if (wrank == 0) {
+    /* Both before the failure is known here (the exchange itself meets it) and after. */
+    int rc = MPI_Sendrecv(&out, 1, MPI_DOUBLE, 1, 3, &in, 1, MPI_DOUBLE, 1, 3, comm, MPI_STATUS_IGNORE);
+    expect_one_call(rc, "MPI_Sendrecv with the dead rank");
+    rc = MPI_Sendrecv_replace(&out, 1, MPI_DOUBLE, 1, 4, 1, 4, comm, MPI_STATUS_IGNORE);
+    expect_one_call(rc, "MPI_Sendrecv_replace with the dead rank");
+    rc = MPI_Sendrecv(&out, 1, MPI_DOUBLE, 1, 5, &in, 1, MPI_DOUBLE, 1, 5, comm, MPI_STATUS_IGNORE);
+    expect_one_call(rc, "MPI_Sendrecv once the failure is known");
+  } else if (wsize > 3) {
+    /* Ranks 2.. pair up among themselves (an odd one out talks to itself). */
+    int peer = wrank % 2 == 0 ? wrank + 1 : wrank - 1;
+    if (peer >= wsize) peer = wrank;
+    int rc = MPI_Sendrecv(&out, 1, MPI_DOUBLE, peer, 6, &in, 1, MPI_DOUBLE, peer, 6, comm,
+                          MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && in == peer && calls == 0, "live exchange with %d: class %d, got %g, "
+          "%d handler call(s)", peer, class_of(rc), in, calls);
+  }
+  MPI_Comm_free(&comm);
+  MPI_Finalize();
+  if (failures == 0) printf("rank %d: ulfm_handler OK\n", wrank);
+  return failures == 0 ? 0 : 1;
+}
