@@ -147,19 +147,47 @@ MPI_Request proc_null_request(Comm* comm) {
   return r->handle;
 }
 
+// ULFM (SPEC 4.8): a nonblocking send or receive naming a process known to have failed starts
+// and completes at once with MPIX_ERR_PROC_FAILED, which MPI_Wait/MPI_Test report, as MPICH does
+// (its ft/isenddead and ft/irecvdead call MPI_Wait on the request and expect the start to
+// succeed; they failed whenever the death was known before the start). Argument errors and a
+// revoked communicator still fail the start call.
+bool fails_at_completion(const Checked& c, Err e) {
+  return e == Err::proc_failed && c.comm != nullptr && c.comm->comm_mode == FTMPI_COMM_MODE_ULFM;
+}
+
+MPI_Request failed_request(Comm* comm, int peer, int tag, Err e) {
+  Request* r = lib().engine.requests().allocate(Request::Kind::done_at_once);
+  r->comm = comm;
+  r->complete = true;
+  r->error = to_code(e);
+  r->source = peer;
+  r->tag = tag;
+  return r->handle;
+}
+
 // MPI_Isend and MPI_Issend: check, handle MPI_PROC_NULL, post, hand out the request.
 int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request* request, bool sync) {
   Checked c;
   Err e = check_send(buf, count, type, dest, tag, comm, &c);
-  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (fails_at_completion(c, e)) {
+    *request = failed_request(c.comm, dest, tag, e);
+    return MPI_SUCCESS;
+  }
   if (e != Err::ok) return raise(c.comm, e);
   if (dest == MPI_PROC_NULL) {
     *request = proc_null_request(c.comm);
     return MPI_SUCCESS;
   }
   Request* r = nullptr;
-  if (e = post_send(buf, count, c, dest, tag, &r, sync); e != Err::ok) return raise(c.comm, e);
+  if (e = post_send(buf, count, c, dest, tag, &r, sync); e != Err::ok) {
+    // The transport may know of the death first (a send to a peer whose memory is gone).
+    if (!fails_at_completion(c, e)) return raise(c.comm, e);
+    *request = failed_request(c.comm, dest, tag, e);
+    return MPI_SUCCESS;
+  }
   *request = r->handle;
   return MPI_SUCCESS;
 }
@@ -309,7 +337,11 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
               MPI_Request* request) {
   Checked c;
   Err e = check_recv(buf, count, type, source, tag, comm, &c);
-  if (e == Err::ok && request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (request == nullptr) e = fail(Err::request, "request pointer is NULL");
+  if (fails_at_completion(c, e)) {
+    *request = failed_request(c.comm, source, tag, e);
+    return MPI_SUCCESS;
+  }
   if (e != Err::ok) return raise(c.comm, e);
   if (source == MPI_PROC_NULL) {
     *request = proc_null_request(c.comm);
@@ -317,7 +349,9 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
   }
   Request* r = nullptr;
   if (e = post_recv(buf, count, c, source, tag, &r); e != Err::ok) {
-    return raise(c.comm, e);
+    if (!fails_at_completion(c, e)) return raise(c.comm, e);
+    *request = failed_request(c.comm, source, tag, e);
+    return MPI_SUCCESS;
   }
   *request = r->handle;
   return MPI_SUCCESS;

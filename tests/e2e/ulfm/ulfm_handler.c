@@ -6,7 +6,8 @@
  * with MPIX_ERR_PROC_FAILED, and return that class. MPI_Sendrecv is MPI_Irecv + MPI_Isend +
  * MPI_Waitall inside; the handler used to be called by the inner MPI_Waitall with
  * MPI_ERR_IN_STATUS (the ULFM tutorial's 03.undisturbed aborted on it) and not with the failure.
- * The other ranks exchange with each other meanwhile: no handler call, no error. */
+ * Then MPI_Isend, MPI_Issend and MPI_Irecv naming it start without an error and MPI_Wait reports
+ * the failure (once each). The other ranks exchange with each other: no handler call, no error. */
 #include "ulfm_test.h"
 
 static int calls, last_class;
@@ -48,6 +49,20 @@ int main(int argc, char **argv) {
     expect_one_call(rc, "MPI_Sendrecv_replace with the dead rank");
     rc = MPI_Sendrecv(&out, 1, MPI_DOUBLE, 1, 5, &in, 1, MPI_DOUBLE, 1, 5, comm, MPI_STATUS_IGNORE);
     expect_one_call(rc, "MPI_Sendrecv once the failure is known");
+    /* Nonblocking calls naming the dead rank start (no handler call) and complete with the
+     * failure, as in MPICH (ft/isenddead, ft/irecvdead); they used to fail at the start. */
+    MPI_Request r[3];
+    rc = MPI_Isend(&out, 1, MPI_DOUBLE, 1, 7, comm, &r[0]);
+    int rc2 = MPI_Issend(&out, 1, MPI_DOUBLE, 1, 7, comm, &r[1]);
+    int rc3 = MPI_Irecv(&in, 1, MPI_DOUBLE, 1, 7, comm, &r[2]);
+    CHECK(rc == MPI_SUCCESS && rc2 == MPI_SUCCESS && rc3 == MPI_SUCCESS && calls == 0,
+          "nonblocking starts with the dead rank: classes %d %d %d, %d handler call(s)",
+          class_of(rc), class_of(rc2), class_of(rc3), calls);
+    for (int i = 0; i < 3; i++) {
+      rc = MPI_Wait(&r[i], MPI_STATUS_IGNORE);
+      expect_one_call(rc, "MPI_Wait on a nonblocking call with the dead rank");
+      CHECK(r[i] == MPI_REQUEST_NULL, "request %d not freed by MPI_Wait", i);
+    }
   } else if (wsize > 3) {
     /* Ranks 2.. pair up among themselves (an odd one out talks to itself). */
     int peer = wrank % 2 == 0 ? wrank + 1 : wrank - 1;
