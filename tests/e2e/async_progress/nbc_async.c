@@ -7,8 +7,10 @@
  *   round of the algorithm. Checks: the others completed before rank 0's compute ended (their
  *   CLOCK_MONOTONIC completion times against rank 0's), rank 0's first MPI_Test is true, and the
  *   data is right. Without asynchronous progress the others wait for rank 0's MPI_Test and its
- *   first test is false (at 3+ ranks the allreduce has several rounds): `expect-stall` as a 4th
- *   argument inverts the check (FTMPI_ASYNC_PROGRESS=0 must show the stall).
+ *   first test is false (at 3+ ranks the allreduce has several rounds; among up to 4 members
+ *   only with FTMPI_COLL_DIRECT_MEMBERS=0, as CMakeLists.txt runs it: a direct exchange sends
+ *   rank 0's vector when it posts): `expect-stall` as a 4th argument inverts the check
+ *   (FTMPI_ASYNC_PROGRESS=0 must show the stall).
  * idle: rank 0 posts MPI_Iallreduce; rank 1 posts its own only after MS ms; meanwhile rank 0
  *   sleeps (computes without the CPU). Rank 0's process CPU time over that time (every thread:
  *   the progress thread's too) must stay under 10% of MS: the agent blocks, it never spins.
