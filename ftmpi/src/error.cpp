@@ -29,7 +29,20 @@ struct DetailRing {
   // MPI_ERR_OTHER, so `if (rc == MPI_ERR_OTHER)` works; fail_report); MPI_Error_string of
   // MPI_ERR_OTHER shows the latest such detail (the failed rank).
   std::string last_other;
+  // The ULFM classes are returned bare too (MPIX_ERR_PROC_FAILED, _PENDING, MPIX_ERR_REVOKED):
+  // Open MPI's codes for them are the classes, and ULFM programs compare `rc ==
+  // MPIX_ERR_PROC_FAILED` (the ULFM tests' err_returns and err_any aborted on ftmpi's detail
+  // codes). Their MPI_Error_string shows the latest detail of that class, as for MPI_ERR_OTHER.
+  std::array<std::string, 3> last_ulfm;
 };
+int ulfm_slot(int cls) {
+  switch (cls) {
+    case MPIX_ERR_PROC_FAILED: return 0;
+    case MPIX_ERR_PROC_FAILED_PENDING: return 1;
+    case MPIX_ERR_REVOKED: return 2;
+    default: return -1;
+  }
+}
 DetailRing& ring() {
   static DetailRing r;
   return r;
@@ -132,6 +145,10 @@ int to_code(Err e) {
     r.last_other = std::string(class_text(cls)) + ": " + t_detail;
     return cls;
   }
+  if (const int u = ulfm_slot(cls); u >= 0) {
+    r.last_ulfm[static_cast<std::size_t>(u)] = std::string(class_text(cls)) + ": " + t_detail;
+    return cls;
+  }
   const auto serial = static_cast<unsigned>(r.issued++ % kSerials);
   r.text[serial % kSlots] = std::string(class_text(cls)) + ": " + t_detail;
   r.serial[serial % kSlots] = serial;
@@ -210,6 +227,10 @@ bool error_text(int code, char* out, int* len) {
     DetailRing& r = ring();
     std::lock_guard<std::mutex> lock(r.mutex);
     if (!r.last_other.empty()) text = r.last_other;
+  } else if (const int u = ulfm_slot(code); u >= 0) {
+    DetailRing& r = ring();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (!r.last_ulfm[static_cast<std::size_t>(u)].empty()) text = r.last_ulfm[static_cast<std::size_t>(u)];
   } else if (serial >= 0) {
     DetailRing& r = ring();
     std::lock_guard<std::mutex> lock(r.mutex);
