@@ -39,9 +39,6 @@ SPECIAL = {"MPI_Get_address", "MPI_Address", "MPI_Buffer_detach"}
 F08_ONLY = ["MPI_Status_f2f08", "MPI_Status_f082f"]
 # A buffer the call keeps after it returns: ASYNCHRONOUS, and a strided section passed as it is.
 KEEPS_BUFFER = re.compile(r"^MPI_(I(?!nfo|ntercomm|nit)[a-z]\w*|\w+_init|Buffer_attach)$")
-# Completion calls: they finish the staged sections of what they complete (fortran_f08_staged.c).
-COMPLETIONS = {"MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Testany",
-               "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"}
 # Nonblocking reductions whose strided sections fortran_f08_section_coll.c handles (its numbering).
 SECTION_REDUCTIONS = {"MPI_Iallreduce": 1, "MPI_Ireduce": 2, "MPI_Iscan": 3, "MPI_Iexscan": 4}
 INDENT = "    "
@@ -179,14 +176,6 @@ def _staged_call(name, names, buffers, comm, call):
     return lines, extra
 
 
-def _completion_call(name, names, call):
-    """A completion call: staged sections of the requests it completes are copied back and freed
-    (fortran_f08_staged.c, in C so that this procedure's usual path stays as short as before)."""
-    return ["  if (ftmpi_f08_staged /= 0) then",
-            "    " + call.replace(f"call f77_{name}(", f"call ftmpi_f08_staged_{name[4:].lower()}("),
-            "  else", "    " + call, "  end if"]
-
-
 def _procedure(name, args, has_ierror, keeps_buffer):
     """The specific procedure NAME_f08 of module mpi_f08: calls the external, ierror optional."""
     dummies = [a for a, _ in args] + (["ierror"] if has_ierror else [])
@@ -203,8 +192,6 @@ def _procedure(name, args, has_ierror, keeps_buffer):
         test = " .or. ".join(f".not. is_contiguous({b})" for b, _ in buffers)
         section, extra = _section_call(name, names, buffers, comm, call)
         lines += extra + [f"  if ({test}) then"] + section + ["  else", "    " + call, "  end if"]
-    elif name in COMPLETIONS:
-        lines += _completion_call(name, names, call)
     else:
         lines.append("  " + call)
     return lines + ["  if (present(ierror)) ierror = ierror_c", f"end subroutine {name}_f08"]
@@ -292,8 +279,6 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
             "  use mpi_f08_types", "  implicit none", "  interface"]
     for call, _, raw, has_ierror in procs:
         out += [INDENT + l for l in _external(call, raw + ([("ierror", "integer")] if has_ierror else []))]
-        if call in COMPLETIONS:  # the same arguments (fortran_f08_staged.c)
-            out += [INDENT + l for l in _external(f"ftmpi_f08_staged_{call[4:].lower()}", raw + [("ierror", "integer")])]
     out += ["  end interface",
             "  ! fortran_f08_support.c: what needs the array descriptor or a C pointer.",
             "  interface",
@@ -346,8 +331,6 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
             "      integer(c_int) :: ierror",
             "    end subroutine ftmpi_f08_stage_commit",
             "  end interface",
-            "  ! Requests with staged sections (fortran_f08_staged.c): the completion calls look here first.",
-            '  integer(c_int), bind(C, name="ftmpi_f08_staged") :: ftmpi_f08_staged = 0',
             "end module ftmpi_f08_externals"]
 
     out += ["module mpi_f08",
@@ -355,17 +338,14 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
             "  use mpi_f08_types"]
     for call, *_ in procs:
         out.append(f"  use ftmpi_f08_externals, only: f77_{call} => {call}")
-    staged = [f"ftmpi_f08_staged_{c[4:].lower()}" for c in sorted(COMPLETIONS)]
-    out.append("  use ftmpi_f08_externals, only: " + ", ".join(staged))
     out.append("  use ftmpi_f08_externals, only: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, "
                "ftmpi_f08_section_args, ftmpi_f08_reduction_section, ftmpi_f08_stage, ftmpi_f08_stage_commit, "
-               "ftmpi_f08_buffer_attach_section, ftmpi_f08_staged")
+               "ftmpi_f08_buffer_attach_section")
     out.append("  implicit none")
     out.append("  private :: " + ", ".join(f"f77_{c}" for c, *_ in procs))
     out.append("  private :: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, ftmpi_f08_section_args, "
                "ftmpi_f08_reduction_section, ftmpi_f08_stage, ftmpi_f08_stage_commit, "
                "ftmpi_f08_buffer_attach_section, c_ptr, c_double, c_int, c_int8_t, c_f_pointer")
-    out += ["  private :: ftmpi_f08_staged, " + ", ".join(staged)]
     for call in [c for c, *_ in procs] + F08_ONLY:
         out += [f"  interface {call}", f"    module procedure {call}_f08", f"  end interface {call}"]
     out += ["  interface",

@@ -66,6 +66,13 @@ typedef int ftmpi_run_fn(MPI_Aint offset, MPI_Aint len, void *arg);
 int ftmpi_type_blocks(MPI_Datatype type, int count, ftmpi_run_fn *visit, void *arg,
                       MPI_Datatype *uniform_kind);
 
+/* Has libftmpi run fn(arg) exactly once when `request` is done with: its completion first handed
+ * to the user by any completion call of any binding (MPI_Request_get_status included), or its
+ * record recycled after MPI_Request_free. fn runs under the library lock on the completing
+ * thread and must make no MPI call. MPI_ERR_REQUEST for a handle that is no live request, a
+ * persistent one or one that has a hook (ftmpi/src/api_request_hook.cpp; not an MPI call). */
+int ftmpi_request_on_done(MPI_Request request, void (*fn)(void *arg), void *arg);
+
 /* (count, datatype) over a choice buffer given as a Fortran descriptor (CFI_cdesc_t): for a
  * non-contiguous section, its first element and a new committed datatype over it (count 1,
  * the caller frees it); else the arguments unchanged (fortran_f08_section.c). */

@@ -220,6 +220,7 @@ int retire(Request* r, MPI_Status* st, MPI_Request* handle) {
     lib().types.release(r->unpack_type);
     r->unpack_type = nullptr;
   }
+  run_on_done(*r);  // before the record can be recycled (a purged one may linger in transport)
   int e = r->error;
   lib().engine.retire(r);
   *handle = MPI_REQUEST_NULL;

@@ -98,6 +98,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     lib().types.release(op->unpack_type);
     op->unpack_type = nullptr;
   }
+  run_on_done(*op);  // completion is reported: the buffers hold what they will hold
   fill_status(*op, status);
   // The error stays with the request for its MPI_Wait/Test; here it is only reported.
   return op->error == MPI_SUCCESS ? MPI_SUCCESS : raise_code(op->comm, op->error);

@@ -66,7 +66,21 @@ struct Request {
   void (*hook)(Request& r, void* arg) = nullptr;
   void* hook_arg = nullptr;
   std::uint64_t match_bits = 0;  // full tag of a completed internal receive
+  // A user request's completion hook (ftmpi_request_on_done, api_request_hook.cpp): run once,
+  // when its completion is first handed to the user (retire, MPI_Request_get_status) or, if
+  // that never happens (MPI_Request_free of a pending one), when its record is recycled.
+  void (*on_done)(void* arg) = nullptr;
+  void* on_done_arg = nullptr;
 };
+
+// Runs and clears r's completion hook, if any (library lock held; the hook makes no MPI call).
+inline void run_on_done(Request& r) {
+  if (__builtin_expect(r.on_done != nullptr, 0)) {
+    void (*fn)(void*) = r.on_done;
+    r.on_done = nullptr;
+    fn(r.on_done_arg);
+  }
+}
 
 class RequestPool {
  public:
@@ -90,6 +104,7 @@ class RequestPool {
     return r;
   }
   void release(Request* r) {
+    run_on_done(*r);  // a user request freed while pending: its hook was not run at retire
     r->kind = Request::Kind::unused;
     // Keep one staging buffer (packed non-contiguous data) for the next such operation: a
     // fresh multi-MiB vector costs an mmap and a page fault per 4 KiB, every time.
