@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <exception>
 
 #include <CLI/CLI.hpp>
@@ -146,8 +147,11 @@ void declare_options(CLI::App& app, Options& out, bool& period_given, bool& time
         if (!out.comm_mode)
             bad_value("invalid --comm-mode '" + v + "' (shrink, blank, rebuild, rebuild_append, ulfm or abort)");
     });
-    add_value_option(app, "--with-ft", [&](const std::string& v) {  // Open MPI 5's spelling: --with-ft ulfm
-        if (proto::parse_comm_mode(v) != proto::CommMode::ulfm) bad_value("invalid --with-ft '" + v + "' (ulfm)");
+    // Open MPI 5's spelling: --with-ft ulfm; its launcher's older value "mpi" (ICLDisco's
+    // ulfm-testing scripts use it) means the same.
+    add_value_option(app, "--with-ft", [&](const std::string& v) {
+        if (proto::parse_comm_mode(v) != proto::CommMode::ulfm && strcasecmp(v.c_str(), "mpi") != 0)
+            bad_value("invalid --with-ft '" + v + "' (ulfm or mpi)");
         out.comm_mode = proto::CommMode::ulfm;
     });
     add_value_option(app, "--msg-mode", [&](const std::string& v) {
@@ -302,7 +306,7 @@ void print_usage(const char* prog) {
         "  --display-map           print which ranks run on which host (stderr) first\n"
         "  -x VAR | -x VAR=value   forward or set an environment variable\n"
         "  --comm-mode MODE        abort|shrink|blank|rebuild|rebuild_append|ulfm (env FTMPI_COMM_MODE)\n"
-        "  --with-ft ulfm          the same as --comm-mode ulfm (Open MPI 5's spelling)\n"
+        "  --with-ft ulfm|mpi      the same as --comm-mode ulfm (Open MPI 5's spelling)\n"
         "  --msg-mode MODE         nop|reset|cont (env FTMPI_MSG_MODE)\n"
         "  --tag-output            prefix every output line with [rank]\n"
         "  --timeout S             kill the job after S seconds (exit code 124)\n"

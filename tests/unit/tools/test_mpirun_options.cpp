@@ -134,6 +134,9 @@ TEST_CASE("bad command lines are usage errors that say why", "[mpirun][options]"
     REQUIRE(refused({"--host", "", "p"}) == "--host needs at least one host name");
     REQUIRE(refused({"--comm-mode", "bogus", "p"}).find("--comm-mode 'bogus'") != std::string::npos);
     REQUIRE(refused({"--with-ft", "shrink", "p"}).find("--with-ft") != std::string::npos);
+    REQUIRE(ok({"--with-ft", "mpi", "p"}).comm_mode == proto::CommMode::ulfm);
+    REQUIRE(ok({"--with-ft", "MPI", "p"}).comm_mode == proto::CommMode::ulfm);
+    REQUIRE(refused({"--with-ft", "mpix", "p"}).find("--with-ft 'mpix'") != std::string::npos);
     REQUIRE(refused({"--launcher-exec=", "p"}) == "--launcher-exec needs a program");
     REQUIRE(refused({"--iface=", "p"}).find("--iface needs") != std::string::npos);
     REQUIRE(refused({"-x", "=v", "p"}) == "-x needs a variable name");
