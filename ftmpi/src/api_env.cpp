@@ -7,10 +7,12 @@
 #include <string>
 #include <thread>
 #include <strings.h>
+#include <unistd.h>
 
 #include <ftmpi/debug_log.h>
 
 #include "coll_outcome.h"
+#include "ftmpi_knobs/knobs.h"
 #include "library.h"
 #include "library_lock.h"
 #include "monitor.h"
@@ -26,10 +28,21 @@ double now_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// A rank's stdout is a pipe to its daemon's relay, which stdio buffers fully: the lines a
+// process prints just before it dies (a fault-tolerant job's usual last words) would die with
+// it. Line-buffer it, as on a terminal (Open MPI gives its ranks a pseudo-terminal). Only for
+// a process mpirun started (a singleton's stdout is the user's business).
+void line_buffer_stdout() {
+  if (!knobs::flag(knobs::Id::line_buffered_stdout) || knobs::text(knobs::Id::jobid).empty()) return;
+  if (isatty(STDOUT_FILENO)) return;
+  setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+}
+
 int do_init() {
   Library& l = lib();
   if (l.initialized) return raise_world(fail(Err::other, "MPI_Init called twice"));
   l.main_thread = std::this_thread::get_id();
+  line_buffer_stdout();
   std::string err;
   // FTMPI_DEBUG: the start-up phases (README, "Start-up"); each line carries the time.
   FTMPI_DLOG("startup", "MPI_Init: PMIx client init");

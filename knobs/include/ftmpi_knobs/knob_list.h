@@ -32,6 +32,10 @@
   FTMPI_KNOB(spare_preconnect, "FTMPI_SPARE_PRECONNECT", flag, "1", 0, 0, "", "library",        \
              "1: a hot spare opens its connections to the ranks while it waits, so a REBUILD's " \
              "hello to the survivors pays no connection setup; 0: at the repair")              \
+  FTMPI_KNOB(line_buffered_stdout, "FTMPI_LINE_BUFFERED_STDOUT", flag, "1", 0, 0, "", "library",\
+             "1: a rank started by mpirun line-buffers its stdout (a pipe to the relay), as on a " \
+             "terminal, so lines printed before a rank dies are not lost; 0: stdio's default "   \
+             "(fully buffered)")                                                                \
   FTMPI_KNOB(debug, "FTMPI_DEBUG", flag, "0", 0, 0, "", "library",                             \
              "1: one line per event on stderr from mpirun, ftmpid and every rank (ftmpi-debug " \
              "<monotonic s> rank <R> pid <P> <component>: ...): start-up phases, failures "      \
