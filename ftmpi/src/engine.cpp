@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+
 #include "ftmpi/debug_log.h"
 #include "match_bits.h"
 
@@ -343,7 +345,7 @@ void Engine::purge(Request* r, int error_code) {
 void Engine::note_transport_error(transport::PeerId proc, Status s) {
   if (!kFtChecks || (s != Status::peer_failed && s != Status::error)) return;
   // kAnyPeer: a wildcard receive's error names nobody. Ourselves: not a peer problem.
-  if (proc >= peers_ || proc == my_proc_) return;
+  if (proc >= peers_ || proc == my_proc_ || draining_) return;
   failures_.suspect(proc);
 }
 
@@ -424,7 +426,33 @@ void Engine::drain_sends() {
   // Receives are over: what others sent us unmatched (a collective cut short by a failure)
   // is released so that their sends, and so their MPI_Finalize, complete.
   endpoint_->discard_unexpected();
-  wait_until([this] { return pending_sends_ == 0; });
+  if (pending_sends_ == 0) return;
+  // Ours may be such leftovers too, sent to a survivor that has finalized and left since (it
+  // released what had reached it, not what came later): nobody will take them. A peer on
+  // this machine that has exited is marked gone (checked every 20 ms); a libfabric peer's
+  // exit closes its connection, but a rendezvous send to it can stay pending (tcp;ofi_rxm), so
+  // once a failure has been seen (the only way such leftovers arise: every collective that
+  // returned success had its sends taken) the wait ends after kLeftoverWait. A correct
+  // program has no send of its own pending here (MPI-3.1 8.7).
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kCheckEvery = std::chrono::milliseconds(20);
+  constexpr auto kLeftoverWait = std::chrono::seconds(2);
+  draining_ = true;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point next_check = start + kCheckEvery;
+  wait_until([&] {
+    if (pending_sends_ == 0) return true;
+    const Clock::time_point now = Clock::now();
+    if (now < next_check) return false;
+    next_check = now + kCheckEvery;
+    endpoint_->release_departed_peers();  // their completions come with the next poll
+    if (failures_.failed_count() > 0 && now - start > kLeftoverWait) {
+      FTMPI_DLOG("finalize", "MPI_Finalize: %zu send(s) left untaken after a failure; not waiting longer",
+                 pending_sends_);
+      return true;
+    }
+    return false;
+  });
 }
 
 }  // namespace ftmpi

@@ -233,6 +233,7 @@ class Engine {
   std::uint32_t peers_ = 0;      // processes the transport knows
   std::vector<std::uint32_t> sent_;  // by process index: sends the transport accepted
   std::size_t pending_sends_ = 0;
+  bool draining_ = false;  // MPI_Finalize's drain_sends: transport errors are no suspicions
   bool (*background_)(void*, std::uint64_t) = nullptr;
   void* background_arg_ = nullptr;
   std::uint64_t events_ = 0;

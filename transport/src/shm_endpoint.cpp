@@ -5,8 +5,10 @@
 #include <ftmpi/shm_segments.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 
@@ -391,6 +393,14 @@ bool ShmEndpoint::on_record(const unsigned char* p, std::size_t got, PeerId sour
   }
   core_.last_error = "shm: dropped a message with unknown header bits";
   return false;
+}
+
+bool ShmEndpoint::departed_with_sends(PeerId peer) const {
+  if (peer >= peers_.size()) return false;
+  const Peer& p = peers_[peer];
+  if (p.failed || p.pid == 0 || (p.deferred.empty() && p.pending.empty())) return false;
+  // Its pid is in its address; a peer on this host shares our pid namespace (same kernel).
+  return kill(static_cast<pid_t>(p.pid), 0) == -1 && errno == ESRCH;
 }
 
 void ShmEndpoint::fail_peer(PeerId peer) {

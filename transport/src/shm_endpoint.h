@@ -53,6 +53,8 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::size_t poll(Completion* out, std::size_t max);
   // The purge of peer (Transport::mark_peer_failed): its sends and streaming receives.
   void fail_peer(PeerId peer);
+  // Sends to peer are outstanding and its process no longer exists (Endpoint::release_departed_peers).
+  bool departed_with_sends(PeerId peer) const;
   // Endpoint::arm_wakeup/wait_for_wakeup/wake on our region's doorbell (shm_ring.h).
   void arm_wakeup() { ring::arm(inbound_->doorbell()); }
   void wait_for_wakeup(int timeout_ms) { ring::wait(inbound_->doorbell(), timeout_ms); }

@@ -182,6 +182,17 @@ Status Transport::cancel_send(PeerId dst, std::uint32_t message, void* context, 
   return Status::ok;
 }
 
+std::size_t Transport::release_departed_peers() {
+  if (shm_ == nullptr) return 0;
+  std::size_t gone = 0;
+  for (PeerId p = 0; p < routes_.size(); ++p) {
+    if (routes_[p] != Route::shm || failed_[p] != 0 || !shm_->departed_with_sends(p)) continue;
+    mark_peer_failed(p);
+    ++gone;
+  }
+  return gone;
+}
+
 void Transport::mark_peer_failed(PeerId peer) {
   if (peer >= routes_.size() || failed_[peer] != 0) return;
   failed_[peer] = 1;

@@ -121,6 +121,13 @@ class Endpoint {
   // its sender's send completes (messages of collectives cut short by a failure are never
   // received). Otherwise a sender could wait for this endpoint forever.
   virtual void discard_unexpected() = 0;
+  // MPI_Finalize, while this process waits for its own sends to complete: a peer on this
+  // machine whose process has exited (after its own MPI_Finalize: no failure was reported) will
+  // never take what we still send it (the leftovers of a collective cut short by a failure
+  // that reached it after its discard_unexpected); it is marked failed here, so those sends
+  // complete with peer_failed. Only peers with sends outstanding are looked at. Returns how
+  // many were found gone. (A libfabric peer's exit closes its connection instead.)
+  virtual std::size_t release_departed_peers() { return 0; }
 
   // Waiting for messages without polling (the library's asynchronous progress thread).
   // arm_wakeup(), by the thread driving the endpoint, asks the next message that arrives to
