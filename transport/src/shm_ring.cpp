@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "small_copy.h"
+
 namespace ftmpi::transport::ring {
 
 namespace {
@@ -166,26 +168,8 @@ void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes
 
 namespace {
 
-// A record's parts into the ring. The first part is a 16-byte wire header and a ping-pong's
-// payload a few bytes: fixed-size copies the compiler inlines beat the libc call (which cost
-// ~22 instructions for 8 bytes and ~10 more for the header, on every small send).
 // Cache lines n bytes from a line boundary touch.
 constexpr std::size_t lines(std::size_t n) { return (n + kLineBytes - 1) / kLineBytes; }
-
-inline void copy_part(unsigned char* to, const void* from, std::size_t len) {
-  const auto* src = static_cast<const unsigned char*>(from);
-  if (len > 16) {
-    std::memcpy(to, src, len);
-  } else if (len >= 8) {  // two 8-byte copies that may overlap
-    std::memcpy(to, src, 8);
-    std::memcpy(to + len - 8, src + len - 8, 8);
-  } else if (len >= 4) {
-    std::memcpy(to, src, 4);
-    std::memcpy(to + len - 4, src + len - 4, 4);
-  } else {
-    for (std::size_t i = 0; i < len; ++i) to[i] = src[i];
-  }
-}
 
 }  // namespace
 
@@ -221,8 +205,8 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
   unsigned char* p = marker == kWrap ? data_ : data_ + pos + lead;
   store_header(data_ + ((static_cast<std::size_t>(p - data_) + record) & mask_), 0,
                __ATOMIC_RELAXED);
-  copy_part(p + kRecordHeader, a, alen);
-  copy_part(p + kRecordHeader + alen, b, blen);
+  copy_small(p + kRecordHeader, a, alen);
+  copy_small(p + kRecordHeader + alen, b, blen);
   if (clen != 0) std::memcpy(p + kRecordHeader + alen + blen, c, clen);
   store_header(p, kValid | body, __ATOMIC_RELEASE);
   // The marker last (its slot is the header this ring's previous push cleared): a receiver
