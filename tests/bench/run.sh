@@ -35,7 +35,9 @@
 # latency follows (2-vCPU EPYC VM: ~0.1 or ~0.34 µs at 8 B, for ftmpi and Open MPI alike). So
 # every ping-pong run is bracketed by tests/bench/cpu_pair.c (a cache line bounced between
 # CPUs 0 and 1, no MPI), and the report gives each implementation's split of runs between the
-# modes and the ratios of runs that were in the same mode.
+# modes and the ratios of runs that were in the same mode. The small collectives at 2 ranks
+# (one exchange: latency-bound the same way) get --pp-rounds short runs of their own, bracketed
+# alike, and a table by mode (their rows in the main table stay, from the --rounds runs).
 # Not a test: ctest never runs it. Environment FTMPI_PROVIDER is forwarded to ftmpi's ranks
 # and picks which fi_pingpong provider the ftmpi ratio is taken against (default shm).
 set -euo pipefail
@@ -83,7 +85,11 @@ out=${out:-$(mktemp -d /tmp/ftmpi-bench.XXXXXX)}
 mkdir -p "$out/bin" "$out/logs"
 results=$out/results.tsv   # impl  test  bytes  np  median_us  MBps  round
 modes=$out/pp_modes.tsv    # impl round  cpu_pair min,median ns before  after (the report classifies)
-if [ "$report_only" = no ]; then : >"$results"; : >"$modes"; fi
+# 2-rank small collectives depend on the placement as much as the ping-pong, so they get the
+# same treatment: short runs bracketed by the probe, results and modes in files of their own.
+c2_results=$out/c2_results.tsv c2_modes=$out/c2_modes.tsv
+c2_cases="barrier,bcast:8,reduce:8,allreduce:8,allgather:8,alltoall:8"
+if [ "$report_only" = no ]; then : >"$results"; : >"$modes"; : >"$c2_results"; : >"$c2_modes"; fi
 log() { echo "[bench] $*" >&2; }
 
 # ---------------------------------------------------------------- implementations
@@ -139,22 +145,22 @@ build_impl() { # IMPL -> 0 when at least one program built (a partial library st
   return $built
 }
 
-# run_prog IMPL NP PROG ROUND [REPS] — append its BENCH lines to the results; failure leaves
-# n/a cells.
+# run_prog IMPL NP PROG ROUND [REPS [CASES [RESULTS [TAG]]]] — append its BENCH lines to the
+# results; failure leaves n/a cells.
 run_prog() {
-  local impl=$1 np=$2 prog=$3 round=$4 nreps=${5:-$reps} logf
-  logf=$out/logs/$impl-$prog-np$np-r$round.log
+  local impl=$1 np=$2 prog=$3 round=$4 nreps=${5:-$reps} only=${6:-$cases} into=${7:-$results} logf
+  logf=$out/logs/$impl-$prog-np$np-r$round${8:-}.log
   [ -x "$out/bin/$prog.$impl" ] || return 0
-  log "round $round: $impl: $prog at $np ranks"
+  log "round $round: $impl: $prog at $np ranks${8:+ ($8)}"
   local rc=0 sel=()
-  [ "$prog" = collbench ] && [ -n "$cases" ] && sel=(-c "$cases")
+  [ "$prog" = collbench ] && [ -n "$only" ] && sel=(-c "$only")
   launch "$impl" "$np" "$out/bin/$prog.$impl" -r "$nreps" -t "$target" "${sel[@]}" >"$logf" 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || log "$impl: $prog at $np ranks failed (exit $rc; see $logf)"
   # Keep whatever completed before a failure.
   awk -v impl="$impl" -v round="$round" '$1 == "BENCH" {
       for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
       printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl, f["test"], f["bytes"], f["np"], f["median_us"], f["MBps"], round
-    }' "$logf" >>"$results"
+    }' "$logf" >>"$into"
 }
 
 # cpu_pair's fastest and median window as "min,median" (ns), or "nan,nan" when it failed.
@@ -172,6 +178,16 @@ pingpong_run() {
   run_prog "$impl" 2 pingpong "$round" "$pp_reps"
   after=$(probe_placement)
   printf '%s\t%s\t%s\t%s\n' "$impl" "$round" "$before" "$after" >>"$modes"
+}
+
+# coll2_run IMPL ROUND — one short run of the small collectives at 2 ranks between two probes.
+coll2_run() {
+  local impl=$1 round=$2 before after
+  [ -x "$out/bin/collbench.$impl" ] || return 0
+  before=$(probe_placement)
+  run_prog "$impl" 2 collbench "$round" "$pp_reps" "$c2_cases" "$c2_results" -c2
+  after=$(probe_placement)
+  printf '%s\t%s\t%s\t%s\n' "$impl" "$round" "$before" "$after" >>"$c2_modes"
 }
 
 # ---------------------------------------------------------------- fi_pingpong
@@ -250,6 +266,12 @@ run_all() {
     [ $((round % 2)) -eq 0 ] && order=$reversed
     for impl in $order; do pingpong_run "$impl" "$round"; done
   done
+  # The same for the small collectives at 2 ranks (only when 2 is among the rank counts).
+  case " $nps " in *" 2 "*) [ -n "$cases" ] || for round in $(seq "$pp_rounds"); do
+    order=$ready
+    [ $((round % 2)) -eq 0 ] && order=$reversed
+    for impl in $order; do coll2_run "$impl" "$round"; done
+  done ;; esac
   for round in $(seq "$rounds"); do
     order=$ready
     [ $((round % 2)) -eq 0 ] && order=$reversed
@@ -378,22 +400,25 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
     }
   }' "$results" >"$out/tables.md"
 
-# The ping-pong runs split by placement mode (pp_modes.tsv): how many runs of each implementation
-# fell in each mode, and the figures of the runs of one mode only, so that the ratios compare
-# like with like whatever the mode split.
-[ -s "$modes" ] && awk -F'\t' -v fast_ns="$fast_ns" '
+# Runs split by placement mode (the ping-pong's and the 2-rank small collectives'): how many
+# runs of each implementation fell in each mode, and the figures of the runs of one mode only,
+# so that the ratios compare like with like whatever the mode split.
+# mode_report KIND MODES RESULTS — KIND pingpong (rows: sizes) or coll2 (rows: operations).
+mode_report() {
+  awk -F'\t' -v fast_ns="$fast_ns" -v kind="$1" '
   function fmt(v) { return v == "" ? "n/a" : v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.3f", v) }
+  function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "n/a" : sprintf("%.2f", a / b) }
   function median(a, n,    i, j, t) {
     if (n == 0) return ""
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
-  # median latency of impl at size s over its runs in mode m
-  function by_mode(impl, s, m,    r, n, v, k) {
+  # median time of impl for row (test SUBSEP bytes) over its runs in mode m
+  function by_mode(impl, row, m,    r, n, v, k) {
     n = 0
     for (r = 1; r <= maxr; r++) {
-      k = impl SUBSEP r
-      if (mode[k] == m && (impl SUBSEP s SUBSEP r) in us) v[++n] = us[impl SUBSEP s SUBSEP r]
+      k = impl SUBSEP row SUBSEP r
+      if (mode[impl SUBSEP r] == m && k in us) v[++n] = us[k]
     }
     return median(v, n)
   }
@@ -410,9 +435,10 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
               k = $1 SUBSEP $2; mode[k] = m; count[$1 SUBSEP m]++; runs[$1]++
               split($3, pv, ","); if (pv[1] != "nan" && pv[1] != "") { np[$1]++; probe[$1, np[$1]] = pv[1] }
               if ($2 > maxr) maxr = $2; next }
-  $2 == "pingpong" && $4 == 2 { us[$1 SUBSEP $3 SUBSEP $7] = $5 }
+  $4 == 2 && (kind == "coll2") == ($2 != "pingpong") { us[$1 SUBSEP $2 SUBSEP $3 SUBSEP $7] = $5 }
   END {
-    print "**Placement modes of the ping-pong runs** (tests/bench/cpu_pair.c: a cache line bounced between CPUs 0 and 1 right before and right after each run; fast = its fastest window under " fast_ns " ns both times, slow = both not, busy = a probe whose median window took " 10 * fast_ns " ns or more: other work held the CPUs)"
+    what = kind == "pingpong" ? "ping-pong runs" : "2-rank small-collective runs"
+    print "**Placement modes of the " what "** (tests/bench/cpu_pair.c: a cache line bounced between CPUs 0 and 1 right before and right after each run; fast = its fastest window under " fast_ns " ns both times, slow = both not, busy = a probe whose median window took " 10 * fast_ns " ns or more: other work held the CPUs)"
     print ""
     print "| implementation | runs | fast | slow | busy | mixed | cpu_pair fastest window before a run, ns (median over runs) |"
     print "|---|--:|--:|--:|--:|--:|--:|"
@@ -426,22 +452,38 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
         count[x SUBSEP "busy"], count[x SUBSEP "mixed"], fmt(median(v, n))
     }
     print ""
-    print "**Ping-pong by placement mode** (half round trip in µs: median over the runs of that mode; ratios of those medians)"
-    print ""
-    print "| size | mode | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI |"
-    print "|---|---|--:|--:|--:|--:|--:|"
-    ns = split("0 8 64 512 1024 4096 16384 65536", sizes, " ")
-    split("fast slow", modes, " ")
-    for (mi = 1; mi <= 2; mi++) for (i = 1; i <= ns; i++) {
-      s = sizes[i]; m = modes[mi]
-      a = by_mode("ftmpi", s, m); b = by_mode("mpich", s, m); c = by_mode("openmpi", s, m)
-      if (a == "" && b == "" && c == "") continue
-      size = (s >= 1024) ? s / 1024 " KiB" : s " B"
-      printf "| %s | %s | %s | %s | %s | %s | %s |\n", size, m, fmt(a), fmt(b), fmt(c),
-        (a == "" || b == "") ? "n/a" : sprintf("%.2f", a / b), (a == "" || c == "") ? "n/a" : sprintf("%.2f", a / c)
+    if (kind == "pingpong") {
+      print "**Ping-pong by placement mode** (half round trip in µs: median over the runs of that mode; ratios of those medians)"
+      print ""
+      print "| size | mode | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI |"
+      print "|---|---|--:|--:|--:|--:|--:|"
+      nr = split("pingpong:0 pingpong:8 pingpong:64 pingpong:512 pingpong:1024 pingpong:4096 pingpong:16384 pingpong:65536", rows, " ")
+    } else {
+      print "**2-rank small collectives by placement mode** (µs per operation, slowest rank: median over the runs of that mode; best = the faster of MPICH and Open MPI in that mode)"
+      print ""
+      print "| operation | mode | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best |"
+      print "|---|---|--:|--:|--:|--:|--:|--:|"
+      nr = split("barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8", rows, " ")
     }
-  }' "$modes" "$results" >"$out/modes.md"
-[ -s "$modes" ] || : >"$out/modes.md"
+    split("fast slow", modes, " ")
+    for (mi = 1; mi <= 2; mi++) for (i = 1; i <= nr; i++) {
+      split(rows[i], o, ":"); row = o[1] SUBSEP o[2]; m = modes[mi]
+      a = by_mode("ftmpi", row, m); b = by_mode("mpich", row, m); c = by_mode("openmpi", row, m)
+      if (a == "" && b == "" && c == "") continue
+      s = o[2] + 0
+      size = (s >= 1024) ? s / 1024 " KiB" : s " B"
+      best = (b == "") ? c : (c == "" || b < c) ? b : c
+      if (kind == "pingpong")
+        printf "| %s | %s | %s | %s | %s | %s | %s |\n", size, m, fmt(a), fmt(b), fmt(c), ratio(a, b), ratio(a, c)
+      else
+        printf "| %s %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], o[1] == "barrier" ? "" : size, m, fmt(a), fmt(b), fmt(c),
+          ratio(a, b), ratio(a, c), ratio(a, best)
+    }
+  }' "$2" "$3"
+}
+: >"$out/modes.md"
+[ -s "$modes" ] && mode_report pingpong "$modes" "$results" >>"$out/modes.md"
+[ -s "$c2_modes" ] && { echo; mode_report coll2 "$c2_modes" "$c2_results"; } >>"$out/modes.md"
 
 { cat "$out/header.txt"; echo; cat "$out/tables.md"; echo; cat "$out/modes.md"; } >"$out/bench.md"
 
