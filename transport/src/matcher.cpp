@@ -20,8 +20,8 @@ Matcher::~Matcher() {
   while (OpRecord* op = posted_.pop_front()) pool_.put(op);
 }
 
-void Matcher::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
-                        std::uint64_t ignore, void* context) {
+OpRecord* Matcher::receive_record(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                                  std::uint64_t ignore, void* context) {
   OpRecord* op = pool_.get();
   op->user_context = context;
   op->buf = buf;
@@ -38,6 +38,12 @@ void Matcher::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t ta
   op->scratch = nullptr;
   op->bulk_slot = -1;
   op->done_bytes = 0;
+  return op;
+}
+
+void Matcher::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                        std::uint64_t ignore, void* context) {
+  OpRecord* op = receive_record(src, buf, len, tag, ignore, context);
   if (Found f; unexpected_count_ != 0 && find(src, tag, ignore, &f)) {
     Completion c;
     if (deliver(op, f.it->arrival, &c)) backlog_.push(c);
@@ -172,6 +178,36 @@ void Matcher::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* c
   backlog_.push(c);
 }
 
+bool Matcher::claim(PeerId src, std::uint64_t tag, std::uint64_t ignore, Completion* out,
+                    std::uint64_t* id) {
+  Found f;
+  if (unexpected_count_ == 0 || !find(src, tag, ignore, &f)) return false;
+  const Arrival& a = f.it->arrival;
+  out->context = nullptr;
+  out->status = Status::ok;
+  out->tag = a.tag;
+  out->source = a.source;
+  out->len = out->message_len = a.len;
+  *id = f.it->order;  // unique for the process's lifetime
+  // The node keeps its bytes (a small message's payload, which arrival.data points into).
+  claimed_.splice(claimed_.end(), *f.queue, f.it);
+  --unexpected_count_;
+  return true;
+}
+
+bool Matcher::receive_claimed(std::uint64_t id, void* buf, std::size_t len, void* context) {
+  for (auto it = claimed_.begin(); it != claimed_.end(); ++it) {
+    if (it->order != id) continue;
+    const Arrival& a = it->arrival;
+    OpRecord* op = receive_record(a.source, buf, len, a.tag, 0, context);
+    Completion c;
+    if (deliver(op, a, &c)) backlog_.push(c);
+    spare_.splice(spare_.end(), claimed_, it);
+    return true;
+  }
+  return false;
+}
+
 bool Matcher::cancel(void* context) {
   for (OpRecord* op = posted_.head(); op != nullptr; op = op->next) {
     if (op->user_context != context) continue;
@@ -226,6 +262,7 @@ void Matcher::discard_unexpected() {
   };
   for (Queue& q : by_source_) drop(q);
   drop(unnamed_);
+  drop(claimed_);  // matched by a probe, never received: an erroneous program, let senders go
   unexpected_count_ = 0;
 }
 

@@ -86,6 +86,17 @@ class Matcher {
   bool arrive(const Arrival& a, Completion* out);
   // Non-blocking probe of what has arrived; its one completion goes to the backlog.
   void probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context);
+  // A matched probe (MPI_Mprobe): the oldest unexpected message a (src, tag, ignore) receive
+  // accepts leaves the queues, so no later receive or probe can match it, and waits aside
+  // until receive_claimed names it. *out describes it (status ok, tag, source, message_len)
+  // and *id names it. False, nothing done, when no such message waits.
+  bool claim(PeerId src, std::uint64_t tag, std::uint64_t ignore, Completion* out,
+             std::uint64_t* id);
+  // The receive of a claimed message: what post_recv does when it finds one (a small one is
+  // copied and its completion goes to the backlog; a large one is handed to its channel).
+  // False when id names no claimed message.
+  bool receive_claimed(std::uint64_t id, void* buf, std::size_t len, void* context);
+  std::size_t claimed_count() const { return claimed_.size(); }
   // Removes a posted, unmatched receive (its completion says canceled); false when none.
   bool cancel(void* context);
   // Drops source's message number seq if it still waits unexpected (the sender cancels it);
@@ -122,6 +133,9 @@ class Matcher {
   void recycle(const Found& f);
   // A receive matched a: its completion into *c (true), or the channel took it (false).
   bool deliver(OpRecord* op, const Arrival& a, Completion* c);
+  // A fresh record for a receive (post_recv, receive_claimed).
+  OpRecord* receive_record(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                           std::uint64_t ignore, void* context);
 
   OpPool& pool_;
   CompletionBacklog& backlog_;
@@ -129,6 +143,7 @@ class Matcher {
   std::vector<Queue> by_source_;   // unexpected messages of source i, in arrival order
   Queue unnamed_;                  // ... of senders the endpoint could not name (kAnyPeer)
   Queue spare_;                    // recycled nodes (keep their byte capacity)
+  Queue claimed_;                  // taken by claim(), not received yet; named by `order`
   std::size_t unexpected_count_ = 0;
   std::uint64_t next_order_ = 0;
   std::uint64_t examined_ = 0;

@@ -53,6 +53,9 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::size_t poll(Completion* out, std::size_t max);
   // The purge of peer (Transport::mark_peer_failed): its sends and streaming receives.
   void fail_peer(PeerId peer);
+  // Endpoint::abandon_recv for a receive whose payload streams through the ring (stage 2):
+  // completed as canceled at once; its later chunks find no receive and are dropped.
+  void abandon_streamed_recv(void* context);
   // Sends to peer are outstanding and its process no longer exists (Endpoint::release_departed_peers).
   bool departed_with_sends(PeerId peer) const;
   // Endpoint::arm_wakeup/wait_for_wakeup/wake on our region's doorbell (shm_ring.h).

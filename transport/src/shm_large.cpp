@@ -267,6 +267,22 @@ bool ShmEndpoint::deliver_large(OpRecord* op, const Arrival& a, Completion* c) {
   return false;
 }
 
+void ShmEndpoint::abandon_streamed_recv(void* context) {
+  for (Peer& p : peers_) {
+    for (OpRecord* op = p.pending.head(); op != nullptr; op = op->next) {
+      if (op->kind != OpKind::recv || op->stage != 2 || op->user_context != context) continue;
+      p.pending.remove(op);
+      Completion c;
+      c.context = context;
+      c.status = Status::canceled;
+      c.source = op->peer;
+      core_.backlog.push(c);
+      free_op(op);
+      return;
+    }
+  }
+}
+
 void ShmEndpoint::drop_large(const Arrival& a) {
   send_fin(a.source, static_cast<std::uint32_t>(a.rndv.info & wire::kSeqMask), wire::kFinOk);
 }

@@ -153,18 +153,43 @@ Status Transport::probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, voi
     if (src >= routes_.size()) return unknown_peer(src);
     if (failed_[src] != 0) return Status::peer_failed;
   }
-  // A probe asks what has arrived: let the endpoints hand their arrivals to the matcher first.
+  take_in();
+  core_.matcher.probe(src, tag, ignore, context);
+  return Status::ok;
+}
+
+// A probe asks what has arrived: let the endpoints hand their arrivals to the matcher first.
+void Transport::take_in() {
   Completion batch[16];
   std::size_t n = shm_ != nullptr ? shm_->poll(batch, 16) : 0;
   if (net_ != nullptr) n += net_->poll(batch + n, 16 - n);
   for (std::size_t i = 0; i < n; ++i) core_.backlog.push(batch[i]);
-  core_.matcher.probe(src, tag, ignore, context);
-  return Status::ok;
+}
+
+Status Transport::claim(PeerId src, std::uint64_t tag, std::uint64_t ignore, Completion* out,
+                        std::uint64_t* message) {
+  if (src != kAnyPeer) {
+    if (src >= routes_.size()) return unknown_peer(src);
+    if (failed_[src] != 0) return Status::peer_failed;
+  }
+  take_in();
+  return core_.matcher.claim(src, tag, ignore, out, message) ? Status::ok : Status::no_message;
+}
+
+Status Transport::recv_claimed(std::uint64_t message, void* buf, std::size_t len, void* context) {
+  if (core_.matcher.receive_claimed(message, buf, len, context)) return Status::ok;
+  core_.last_error = "no claimed message " + std::to_string(message);
+  return Status::error;
 }
 
 Status Transport::cancel(void* context) {
   // Not pending any more (matched, or not a receive): its Completion says what happened.
   (void)core_.matcher.cancel(context);
+  return Status::ok;
+}
+
+Status Transport::abandon_recv(void* context) {
+  if (!core_.matcher.cancel(context) && shm_ != nullptr) shm_->abandon_streamed_recv(context);
   return Status::ok;
 }
 

@@ -60,8 +60,12 @@ class Transport final : public Endpoint {
     return core_.matcher.take(src, buf, len, tag, ignore, out);
   }
   Status cancel(void* context) override;
+  Status abandon_recv(void* context) override;
   Status cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending) override;
   Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) override;
+  Status claim(PeerId src, std::uint64_t tag, std::uint64_t ignore, Completion* out,
+               std::uint64_t* message) override;
+  Status recv_claimed(std::uint64_t message, void* buf, std::size_t len, void* context) override;
   std::size_t poll(Completion* out, std::size_t max) override {
     std::size_t n = core_.backlog.empty() ? 0 : core_.backlog.drain(out, max);
     if (n < max && shm_ != nullptr) n += shm_->poll(out + n, max - n);
@@ -92,6 +96,8 @@ class Transport final : public Endpoint {
  private:
   enum class Route : unsigned char { shm, net };
   Status unknown_peer(PeerId peer);
+  // Before a probe: the endpoints hand what has arrived to the matcher.
+  void take_in();
 
   // Declared first, destroyed last: the endpoints return records to its pool.
   TransportCore core_;

@@ -300,3 +300,44 @@ TEST_CASE("Matcher: small payloads of every length are copied exactly, taken or 
   }
   REQUIRE(b.matcher.unexpected_count() == 0);
 }
+
+TEST_CASE("Matcher: a claimed message is no other receive's or probe's, and is received once") {
+  Bench b;
+  b.arrive(1, 5, 10);
+  b.arrive(1, 5, 11);
+  b.arrive(2, 5, 20);
+  Completion c;
+  std::uint64_t first = 0, second = 0;
+  // A wildcard claim takes the oldest message of any source; it leaves matching at once.
+  REQUIRE(b.matcher.claim(kAnyPeer, 5, kExact, &c, &first));
+  REQUIRE(c.status == Status::ok);
+  REQUIRE(c.source == 1);
+  REQUIRE(c.message_len == sizeof(int));
+  REQUIRE(b.matcher.unexpected_count() == 2);
+  REQUIRE(b.matcher.claimed_count() == 1);
+  // A probe and a receive of the same source and tag now see the second message.
+  c = b.probe(1, 5, kExact);
+  REQUIRE(c.status == Status::ok);
+  int v = 0;
+  c = b.recv(1, 5, kExact, &v);
+  REQUIRE(c.status == Status::ok);
+  REQUIRE(v == 11);
+  REQUIRE(b.probe(1, 5, kExact).status == Status::no_message);
+  REQUIRE(b.matcher.claim(2, 5, kExact, &c, &second));
+  REQUIRE(second != first);
+  REQUIRE_FALSE(b.matcher.claim(kAnyPeer, 5, kExact, &c, &second));  // nothing left
+  // Receiving the claim delivers exactly it (and into a buffer too short: truncated).
+  int got = 0;
+  REQUIRE(b.matcher.receive_claimed(first, &got, sizeof got, &got));
+  c = b.take();
+  REQUIRE(c.status == Status::ok);
+  REQUIRE(c.context == &got);
+  REQUIRE(got == 10);
+  REQUIRE_FALSE(b.matcher.receive_claimed(first, &got, sizeof got, &got));  // received once
+  char shorter = 0;
+  REQUIRE(b.matcher.receive_claimed(second, &shorter, 1, &shorter));
+  c = b.take();
+  REQUIRE(c.status == Status::truncated);
+  REQUIRE(c.message_len == sizeof(int));
+  REQUIRE(b.matcher.claimed_count() == 0);
+}

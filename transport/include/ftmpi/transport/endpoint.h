@@ -94,6 +94,11 @@ class Endpoint {
   // Asks for a posted receive to be canceled; its Completion then says canceled (or ok, if it
   // matched first).
   virtual Status cancel(void* context) = 0;
+  // A receive its user gave up without MPI_Cancel's promise (a failure or revoke purge): as
+  // cancel() while it is posted; if it matched a large message whose payload is still
+  // arriving (shm, streamed through the ring), the rest of the payload is dropped and its
+  // Completion says canceled, so the buffer is nobody's from now on (the sender finishes).
+  virtual Status abandon_recv(void* context) { return cancel(context); }
   // Sends to one peer are numbered 0, 1, 2, ... in the order send() accepted them (returned
   // ok); the caller counts along. Asks dst to drop our message number `message` if no receive
   // has matched it yet (MPI_Cancel of a send). pending: the send has not reported its
@@ -104,6 +109,17 @@ class Endpoint {
   // Non-blocking probe: one Completion with status ok (tag, message_len filled, message left in
   // place) or no_message.
   virtual Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) = 0;
+  // A matched probe (MPI_Mprobe), answered at once: the oldest message a receive (src, tag,
+  // ignore) would match leaves matching (no other receive or probe can take it) and *out
+  // describes it (tag, source, message_len; no Completion from poll()); *message names it for
+  // recv_claimed. no_message when none has arrived; peer_failed as for probe().
+  virtual Status claim(PeerId, std::uint64_t, std::uint64_t, Completion*, std::uint64_t*) {
+    return Status::error;
+  }
+  // Receives the message claim() took, as a receive matched to it (one Completion with
+  // context; eager or rendezvous alike; the sender's failure since is the rendezvous's, as
+  // for any matched receive). error: `message` names no claimed message.
+  virtual Status recv_claimed(std::uint64_t, void*, std::size_t, void*) { return Status::error; }
 
   // Drives progress and returns up to max completions; never blocks. When nothing happened it
   // costs one load per sender's ring (shm) or one fi_cq_read (libfabric).
