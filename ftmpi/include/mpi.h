@@ -27,6 +27,7 @@ typedef long long MPI_Offset;
 typedef long long MPI_Count;
 typedef int MPI_Fint;
 typedef int MPI_Info;
+typedef int MPI_Message;
 
 typedef struct MPI_Status {
   int MPI_SOURCE;
@@ -355,6 +356,24 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 
+/* ---- matched probes (MPI-3) and nonblocking MPI_Sendrecv (MPI-4); api_mprobe.cpp ----
+ * A matched message is nobody else's from MPI_Mprobe/MPI_Improbe on: MPI_Mrecv/MPI_Imrecv
+ * receive exactly it. MPI_MESSAGE_NO_PROC is what a probe of MPI_PROC_NULL matches. */
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)-1)
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+
 /* ---- collectives ---- */
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
@@ -626,6 +645,8 @@ MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 MPI_Info MPI_Info_f2c(MPI_Fint info);
 MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
 /* A Fortran status is INTEGER(MPI_F_STATUS_SIZE) laid out like MPI_Status. */
 #define MPI_F_STATUS_SIZE 5
 #define MPI_F_SOURCE 0

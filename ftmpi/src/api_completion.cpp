@@ -317,6 +317,9 @@ int MPI_Request_free(MPI_Request* request) {
     if (Request* op = operation_of(r)) lib().engine.abandon(op);
     release_persistent(r);
     *request = MPI_REQUEST_NULL;
+  } else if (r->kind == Request::Kind::pair && !r->complete) {
+    pair_free(r);
+    *request = MPI_REQUEST_NULL;
   } else if (r->complete) {
     (void)retire(r, MPI_STATUS_IGNORE, request);
   } else {

@@ -20,6 +20,8 @@ MPI_Op MPI_Op_f2c(MPI_Fint op) { return op; }
 MPI_Fint MPI_Op_c2f(MPI_Op op) { return op; }
 MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler) { return errhandler; }
 MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler) { return errhandler; }
+MPI_Message MPI_Message_f2c(MPI_Fint message) { return message; }
+MPI_Fint MPI_Message_c2f(MPI_Message message) { return message; }
 MPI_Info MPI_Info_f2c(MPI_Fint info) { return info; }
 MPI_Fint MPI_Info_c2f(MPI_Info info) { return info; }
 

@@ -28,6 +28,13 @@ int request_finish(Request* r, MPI_Status* st, MPI_Request* handle);
 // MPI_Request_free of a persistent request: drops the datatype and communicator it held.
 void release_persistent(Request* r);
 
+// request_done of an MPI_Isendrecv pair (api_isendrecv.cpp): once both parts are complete
+// the pair takes the receive's status and the first error (the receive's, else the send's),
+// retires them and is complete; true too while its receive is blocked as a ULFM wildcard.
+bool pair_done(Request* pair);
+// MPI_Request_free of a pair: its parts go on alone and are recycled when they complete.
+void pair_free(Request* pair);
+
 // MPI_Cancel of a buffered send's proxy request (MPI_Ibsend, a started MPI_Bsend_init): asks
 // to cancel the send behind it; the proxy is then pending until the answer comes.
 void cancel_buffered(Request* proxy);

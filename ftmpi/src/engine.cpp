@@ -339,7 +339,9 @@ void Engine::purge(Request* r, int error_code) {
     (void)endpoint_->cancel(r->ack);
     r->ack = nullptr;
   }
-  if (r->in_transport && r->kind == Request::Kind::recv) (void)endpoint_->cancel(r);
+  // Abandoned, not cancelled: a receive already matched to a payload still arriving drops the
+  // rest, since the user may free the buffer as soon as the purged request is handed back.
+  if (r->in_transport && r->kind == Request::Kind::recv) (void)endpoint_->abandon_recv(r);
 }
 
 void Engine::note_transport_error(transport::PeerId proc, Status s) {

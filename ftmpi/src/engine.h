@@ -99,6 +99,14 @@ class Engine {
   // *found says whether one is waiting; if so the request-like fields of *out (source, tag,
   // bytes) describe it. The message stays queued.
   Err iprobe(int source, int tag, Comm* comm, bool* found, Request* out);
+  // MPI_Improbe: the same, but a found message leaves matching at once (no other receive or
+  // probe can take it, whichever thread asks) and *message names it for mrecv.
+  Err improbe(int source, int tag, Comm* comm, bool* found, Request* out, std::uint64_t* message);
+  // MPI_Mrecv/MPI_Imrecv: receives the message improbe took, from communicator rank `source`,
+  // into buf (bytes its capacity; buf nullptr with bytes > 0: the request's own buffer, as in
+  // irecv). A receive request like irecv's, completed by the transport like any receive.
+  Err mrecv(void* buf, std::size_t bytes, std::uint64_t message, int source, Comm* comm,
+            Request** out);
 
   // MPI_Cancel (engine_cancel.cpp): a pending receive is withdrawn; a send's message is taken
   // back from the receiver if no receive has matched it yet (even after the send completed

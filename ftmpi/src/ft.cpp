@@ -80,8 +80,12 @@ void FaultHandler::fail_in(Comm& c, std::uint32_t proc) {
   if (c.comm_mode == FTMPI_COMM_MODE_ULFM) return ulfm_purge(c, r);
   const bool nop = c.msg_mode == FTMPI_MSG_MODE_NOP;
   engine_->requests().for_each_live([&](Request& q) {
-    // A nonblocking collective completes when its own code has seen the failure (nbc.h).
-    if (q.comm != &c || q.complete || q.kind == Request::Kind::nbc) return;
+    // A nonblocking collective completes when its own code has seen the failure (nbc.h), an
+    // MPI_Isendrecv when its parts have (they are purged here like any send and receive).
+    if (q.comm != &c || q.complete || q.kind == Request::Kind::nbc ||
+        q.kind == Request::Kind::pair) {
+      return;
+    }
     // NOP: nothing pending on the communicator survives. CONT: only what names the dead
     // process or could be satisfied by it (wildcard receives).
     if ((nop && !q.own_failures) || q.peer == r ||

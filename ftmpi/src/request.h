@@ -20,7 +20,10 @@ struct Datatype;
 struct Request {
   // ulfm: MPIX_Comm_iagree / MPIX_Comm_ishrink, completed by Ulfm::poll (ulfm.h).
   // nbc: a nonblocking collective, completed by its own code through Nbc::poll (nbc.h).
-  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent, ulfm, nbc };
+  // pair: MPI_Isendrecv(_replace), a receive and a send (`pair`) completed together
+  // (api_isendrecv.cpp); failures purge its two parts, never the pair itself.
+  enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent, ulfm, nbc,
+                                    pair };
   Kind kind = Kind::unused;
   bool complete = false;   // complete as the user sees it
   // The transport still holds this record as an operation context. A request completed early
@@ -47,6 +50,12 @@ struct Request {
     int tag = 0;
     MPI_Request active = MPI_REQUEST_NULL;  // handle of the started operation, if any
   } persistent;
+  // A pair's parts, each a request the user never sees (a send or receive, or one complete
+  // from the start: MPI_PROC_NULL, a ULFM failure); nullptr once retired.
+  struct Pair {
+    Request* recv = nullptr;
+    Request* send = nullptr;
+  } pair;
   int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)
   Comm* comm = nullptr;
   int peer = 0;                 // communicator rank named by the call (for error messages)
