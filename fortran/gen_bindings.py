@@ -36,7 +36,7 @@ C_ONLY = {"MPI_Status_f2c", "MPI_Status_c2f", "MPI_Status_f082c", "MPI_Status_c2
           "MPI_Status_f082f", "MPI_Status_f2f08"}
 
 HANDLES = {"MPI_Comm", "MPI_Group", "MPI_Datatype", "MPI_Request", "MPI_Op", "MPI_Errhandler",
-           "MPI_Info"}
+           "MPI_Info", "MPI_Message"}
 # Fortran procedure arguments arrive as the procedure's address; these C callback types take
 # every argument by reference, so a Fortran procedure is one of them as it is.
 BYREF_CALLBACKS = {"MPI_User_function", "MPI_Comm_errhandler_function", "MPI_Handler_function"}

@@ -24,7 +24,8 @@ import re
 
 import gen_interfaces
 
-HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Errhandler", "MPI_Info"]
+HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Errhandler", "MPI_Info",
+           "MPI_Message"]
 # Callback dummies with an MPI-3 abstract interface in mpi_f08_types (the others stay EXTERNAL).
 CALLBACK_INTERFACES = {"MPI_User_function": "MPI_User_function",
                        "MPI_Comm_errhandler_function": "MPI_Comm_errhandler_function",
@@ -134,7 +135,10 @@ def _section_call(name, names, buffers, comm, call):
         return ([f"    call ftmpi_f08_reduction_section({SECTION_REDUCTIONS[name]}, sendbuf, recvbuf, count, "
                  f"datatype, op, {root}, {comm}, request, ierror_c)",
                  "    if (ierror_c == -1) then"] + ["  " + l for l in staged] + ["    end if"], extra)
-    if len(buffers) == 1 and {"count", "datatype"} <= set(names) and comm != "MPI_COMM_WORLD":
+    # MPI_Imrecv names no communicator (its message does): a section it cannot take is
+    # reported to MPI_COMM_WORLD's handler, as any error without a communicator.
+    if len(buffers) == 1 and {"count", "datatype"} <= set(names) and (
+            comm != "MPI_COMM_WORLD" or name == "MPI_Imrecv"):
         # The section's first element and a datatype over it (fortran_f08_section.c), count 1.
         new = {buffers[0][0]: "section_bytes", "count": "section_count", "datatype": "section_type"}
         sargs = ", ".join([new.get(a, a) for a in names] + ["ierror_c"])
