@@ -41,6 +41,9 @@ HANDLES = {"MPI_Comm", "MPI_Group", "MPI_Datatype", "MPI_Request", "MPI_Op", "MP
 # every argument by reference, so a Fortran procedure is one of them as it is.
 BYREF_CALLBACKS = {"MPI_User_function", "MPI_Comm_errhandler_function", "MPI_Handler_function"}
 BUFFER_NAMES = {"buf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf", "inoutbuf", "location"}
+# Distributed graph weight arrays: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are sentinel variables
+# (fortran_support.h, ftmpi_f_weights) passed in their place.
+WEIGHT_NAMES = {"sourceweights", "destweights", "weights"}
 
 # Fortran-only constants (MPI-3.1 17.2; values match the C side, checked in fortran/src/).
 FORTRAN_CONSTANTS = [
@@ -150,6 +153,8 @@ def fortran_arg(p):
     if p.kind == "handle":
         short = {"Datatype": "Type"}.get(p.base[4:], p.base[4:])
         return f"const MPI_Fint *{p.name}", f"MPI_{short}_f2c(*{p.name})"
+    if p.kind == "pointer" and p.name in WEIGHT_NAMES and p.base == "int":
+        return f"MPI_Fint *{p.name}", f"ftmpi_f_weights({p.name})"
     if p.kind == "pointer":
         return f"{ftype} *{p.name}", f"({p.ctype.replace('const ', '')}{'' if p.ctype.endswith('*') else ' *'}){p.name}"
     if p.kind == "array2d":
@@ -265,6 +270,10 @@ def main():
         "      COMMON /MPI_FORTRAN_STS_IGNORE/ MPI_STATUSES_IGNORE",
         "      SAVE /MPI_FORTRAN_BOTTOM/, /MPI_FORTRAN_IN_PLACE/",
         "      SAVE /MPI_FORTRAN_ST_IGNORE/, /MPI_FORTRAN_STS_IGNORE/",
+        "      INTEGER MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)",
+        "      COMMON /MPI_FORTRAN_UNWEIGHTED/ MPI_UNWEIGHTED",
+        "      COMMON /MPI_FORTRAN_WGHT_EMPTY/ MPI_WEIGHTS_EMPTY",
+        "      SAVE /MPI_FORTRAN_UNWEIGHTED/, /MPI_FORTRAN_WGHT_EMPTY/",
         "! Predefined attribute copy and delete callbacks.",
         "      EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN",
         "      EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN",

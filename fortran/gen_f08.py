@@ -232,6 +232,8 @@ def _types_module(constant_lines, consts, ctypes, renamed):
             '  integer(c_int), bind(C, name="ftmpi_f08_in_place") :: MPI_IN_PLACE',
             '  type(MPI_Status), bind(C, name="ftmpi_f08_status_ignore") :: MPI_STATUS_IGNORE',
             '  type(MPI_Status), bind(C, name="ftmpi_f08_statuses_ignore") :: MPI_STATUSES_IGNORE(1)',
+            '  integer(c_int), bind(C, name="ftmpi_f08_unweighted") :: MPI_UNWEIGHTED(1)',
+            '  integer(c_int), bind(C, name="ftmpi_f08_weights_empty") :: MPI_WEIGHTS_EMPTY(1)',
             "  ! Predefined attribute callbacks (fortran_attributes.c).",
             "  external :: MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN",
             "  external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN",

@@ -7,7 +7,7 @@ MPICH and Open MPI declare them); every other argument is checked.
 """
 
 # C parameters that are Fortran LOGICALs (by name); MPIX_Comm_(i)agree's flag is an INTEGER mask.
-LOGICAL_NAMES = {"flag", "periods", "reorder", "remain_dims", "commute", "high"}
+LOGICAL_NAMES = {"flag", "periods", "reorder", "remain_dims", "commute", "high", "weighted"}
 INTEGER_FLAG_CALLS = {"MPIX_Comm_agree", "MPIX_Comm_iagree"}
 # `int *` parameters that are arrays although C declares them as pointers.
 ARRAY_POINTERS = {("FTMPI_Comm_failed_ranks", "ranks")}

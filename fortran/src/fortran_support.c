@@ -24,6 +24,8 @@ __attribute__((aligned(16))) MPI_Fint mpi_fortran_bottom_;
 __attribute__((aligned(16))) MPI_Fint mpi_fortran_in_place_;
 __attribute__((aligned(16))) MPI_Fint mpi_fortran_st_ignore_[5];
 __attribute__((aligned(16))) MPI_Fint mpi_fortran_sts_ignore_[5];
+__attribute__((aligned(16))) MPI_Fint mpi_fortran_unweighted_[1];
+__attribute__((aligned(16))) MPI_Fint mpi_fortran_wght_empty_[1];
 #pragma GCC visibility pop
 
 char *ftmpi_f_string_in(const char *f, size_t len) {

@@ -20,11 +20,15 @@ extern MPI_Fint mpi_fortran_bottom_;
 extern MPI_Fint mpi_fortran_in_place_;
 extern MPI_Fint mpi_fortran_st_ignore_[5];
 extern MPI_Fint mpi_fortran_sts_ignore_[5];
+extern MPI_Fint mpi_fortran_unweighted_[1];
+extern MPI_Fint mpi_fortran_wght_empty_[1];
 /* `use mpi_f08`'s sentinels: BIND(C) variables of module mpi_f08_types (gen_f08.py). */
 extern MPI_Fint ftmpi_f08_bottom;
 extern MPI_Fint ftmpi_f08_in_place;
 extern MPI_Status ftmpi_f08_status_ignore;
 extern MPI_Status ftmpi_f08_statuses_ignore[1];
+extern MPI_Fint ftmpi_f08_unweighted[1];
+extern MPI_Fint ftmpi_f08_weights_empty[1];
 
 #pragma GCC visibility pop
 
@@ -36,6 +40,14 @@ static inline void *ftmpi_f_buffer(void *buf) {
   if (buf == (void *)&mpi_fortran_bottom_ || buf == (void *)&ftmpi_f08_bottom) return MPI_BOTTOM;
   if (buf == (void *)&mpi_fortran_in_place_ || buf == (void *)&ftmpi_f08_in_place) return MPI_IN_PLACE;
   return buf;
+}
+
+/* A distributed graph's weights array: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are the C
+ * sentinels (special addresses, mpi.h); MPI_Fint is int. */
+static inline int *ftmpi_f_weights(MPI_Fint *w) {
+  if (w == mpi_fortran_unweighted_ || w == ftmpi_f08_unweighted) return MPI_UNWEIGHTED;
+  if (w == mpi_fortran_wght_empty_ || w == ftmpi_f08_weights_empty) return MPI_WEIGHTS_EMPTY;
+  return (int *)w;
 }
 
 /* A Fortran INTEGER status(MPI_STATUS_SIZE) has the C struct's layout (checked in

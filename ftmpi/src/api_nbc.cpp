@@ -9,6 +9,7 @@
 
 #include "info.h"
 #include "library.h"
+#include "topology.h"
 
 using namespace ftmpi;
 
@@ -176,6 +177,65 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
   return start("MPI_Ialltoallw", comm, request, types.data(), types.size(), [=] {
     return MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                          recvtypes, comm);
+  });
+}
+
+// ---- Neighbourhood collectives (api_neighbor.cpp) -----------------------------------------
+
+int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request* request) {
+  return start("MPI_Ineighbor_allgather", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                  comm);
+  });
+}
+
+int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return start("MPI_Ineighbor_allgatherv", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm);
+  });
+}
+
+int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request* request) {
+  return start("MPI_Ineighbor_alltoall", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 comm);
+  });
+}
+
+int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request* request) {
+  return start("MPI_Ineighbor_alltoallv", comm, request, {sendtype, recvtype}, [=] {
+    return MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm);
+  });
+}
+
+int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[],
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                            void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request* request) {
+  // One type per neighbour and direction, held like MPI_Ialltoallw's (no topology, or NULL
+  // arrays: the body reports it, nothing is held).
+  std::vector<MPI_Datatype> types;
+  Comm* c = nullptr;
+  if (lib().initialized && lib().comms.lookup(comm, &c) == Err::ok && c->topology) {
+    const Neighbors n = neighbors_of(*c->topology, c->rank);
+    if (recvtypes != nullptr) types.assign(recvtypes, recvtypes + n.sources.size());
+    if (sendtypes != nullptr) types.insert(types.end(), sendtypes, sendtypes + n.destinations.size());
+  }
+  return start("MPI_Ineighbor_alltoallw", comm, request, types.data(), types.size(), [=] {
+    return MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm);
   });
 }
 

@@ -9,10 +9,11 @@
 #include "library.h"
 #include "monitor.h"
 #include "topology.h"
+#include "topology_api.h"
 
 using namespace ftmpi;
 
-namespace {
+namespace ftmpi::topo_api {
 
 Err find(MPI_Comm comm, Comm** c, const char* fn) {
   if (Err e = check_initialized(fn); e != Err::ok) return e;
@@ -29,17 +30,19 @@ Err find_intra(MPI_Comm comm, Comm** c, const char* fn) {
   return Err::ok;
 }
 
-const char* kind_name(int kind) { return kind == MPI_CART ? "Cartesian" : "graph"; }
+const char* kind_name(int kind) {
+  return kind == MPI_CART ? "Cartesian" : kind == MPI_GRAPH ? "graph" : "distributed graph";
+}
 
-// The communicator and its topology, which must be of `kind`.
+// The communicator and its topology, which must be of `kind` (MPI_UNDEFINED: any kind).
 Err find_topology(MPI_Comm comm, int kind, const char* fn, Comm** c, const Topology** t) {
   if (Err e = find(comm, c, fn); e != Err::ok) return e;
   const Topology* topo = (*c)->topology.get();
   if (topo == nullptr) {
     return fail(Err::topology, "%s: %s has no topology (need a %s one)", fn, (*c)->name.c_str(),
-                kind_name(kind));
+                kind == MPI_UNDEFINED ? "process" : kind_name(kind));
   }
-  if (topo->kind != kind) {
+  if (kind != MPI_UNDEFINED && topo->kind != kind) {
     return fail(Err::topology, "%s: %s has a %s topology, not a %s one", fn, (*c)->name.c_str(),
                 kind_name(topo->kind), kind_name(kind));
   }
@@ -48,7 +51,7 @@ Err find_topology(MPI_Comm comm, int kind, const char* fn, Comm** c, const Topol
     return fail(Err::topology,
                 "%s: %s now has %d processes but its %s topology has %d (a repair changed it; "
                 "create the topology again)",
-                fn, (*c)->name.c_str(), (*c)->size(), kind_name(kind), topo->nnodes());
+                fn, (*c)->name.c_str(), (*c)->size(), kind_name(topo->kind), topo->nnodes());
   }
   *t = topo;
   return Err::ok;
@@ -58,11 +61,15 @@ Err check_ptr(const void* p, const char* what) {
   return p == nullptr ? fail(Err::arg, "%s pointer is NULL", what) : Err::ok;
 }
 
+namespace {
+
 bool alive_in(const Comm& c, std::uint32_t proc) {
   if (proc >= c.rank_of_proc.size()) return false;
   const int r = c.rank_of_proc[proc];
   return r >= 0 && !c.is_failed(r);
 }
+
+}  // namespace
 
 // Splits `parent` by (color, key) and gives the resulting communicator `topo`. `needed` are
 // the parent's processes the new topology is built from. If one of them is gone (it failed,
@@ -94,6 +101,12 @@ Err split_with_topology(Comm* parent, int color, int key, const std::vector<std:
   monitor().comm_changed(*child);
   return Err::ok;
 }
+
+}  // namespace ftmpi::topo_api
+
+using namespace ftmpi::topo_api;
+
+namespace {
 
 // Cart_create and Graph_create: the first nnodes ranks of `parent`, in order.
 Err create_topology(Comm* parent, Topology topo, const char* what, MPI_Comm* out) {

@@ -22,6 +22,7 @@ long long product(const int* v, int n) {
 
 int Topology::nnodes() const {
   if (kind == MPI_GRAPH) return static_cast<int>(index.size());
+  if (kind == MPI_DIST_GRAPH) return dist_size;
   return static_cast<int>(product(dims.data(), ndims()));
 }
 

@@ -1,5 +1,5 @@
-// Process topologies (MPI-1.3 chapter 6): Cartesian grids and graphs attached to a
-// communicator. Pure logic, no communication: validation of the user's arguments with the MPI
+// Process topologies (MPI-1.3 chapter 6, MPI-3.1 7.5.4): Cartesian grids, graphs and
+// distributed graphs attached to a communicator. Pure logic, no communication: validation of the user's arguments with the MPI
 // error classes, MPI_Dims_create's balanced factorization, rank <-> coordinate arithmetic
 // (row-major, as MPI prescribes), shifts and neighbor lists. The C API (api_topo.cpp) builds
 // the communicator with a split and attaches the Topology; MPI_Comm_dup shares it.
@@ -19,7 +19,7 @@
 namespace ftmpi {
 
 struct Topology {
-  int kind = MPI_CART;  // MPI_CART or MPI_GRAPH
+  int kind = MPI_CART;  // MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH
 
   // Cartesian: extent and periodicity per dimension (ndims may be 0: a single process).
   std::vector<int> dims;
@@ -30,9 +30,35 @@ struct Topology {
   std::vector<int> index;
   std::vector<int> edges;
 
+  // Distributed graph: this process's own edges only (each member holds a different Topology),
+  // in neighbour order: the order MPI_Dist_graph_create_adjacent got them, or for
+  // MPI_Dist_graph_create by the rank that named the edge, then in its argument order.
+  // Duplicates are kept. Weights are empty when the graph is unweighted.
+  std::vector<int> sources, source_weights, destinations, dest_weights;
+  bool weighted = false;
+  int dist_size = 0;  // the communicator's size when the graph was made
+
   int ndims() const { return static_cast<int>(dims.size()); }
-  int nnodes() const;  // processes the topology covers: product of dims, or graph node count
+  int nnodes() const;  // processes the topology covers: product of dims, graph node count,
+                       // or a distributed graph's communicator size
 };
+
+// The neighbours a neighbourhood collective exchanges with (MPI-3.1 7.6): blocks are received
+// from sources[i] and sent to destinations[j], in this order; MPI_PROC_NULL entries (off a
+// non-periodic grid edge) move nothing. Cartesian: for each dimension the -1 then the +1
+// neighbour, on both sides. Graph: MPI_Graph_neighbors, on both sides.
+struct Neighbors {
+  std::vector<int> sources, destinations;
+  bool cartesian = false;
+};
+Neighbors neighbors_of(const Topology& t, int rank);
+
+// MPI_Dist_graph_create_adjacent's arguments at one process of a communicator of comm_size:
+// negative degrees, NULL arrays, ranks outside the communicator, MPI_UNWEIGHTED on one side
+// only. `*_weights` may be MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY.
+Err make_dist_graph(int comm_size, int indegree, const int* sources, const int* source_weights,
+                    int outdegree, const int* destinations, const int* dest_weights,
+                    Topology* out);
 
 // MPI_Dims_create: fills the zero entries of dims[0..ndims) so that the product is nnodes,
 // as balanced as possible and non-increasing; non-zero entries are kept.
