@@ -23,6 +23,7 @@ MPI_F_sync_reg).
 import re
 
 import gen_interfaces
+import gen_sizeof
 
 HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Errhandler", "MPI_Info",
            "MPI_Message"]
@@ -33,11 +34,13 @@ CALLBACK_INTERFACES = {"MPI_User_function": "MPI_User_function",
 # Hand-written interfaces (gen_interfaces.MANUAL_INTERFACES) name their handles by argument name.
 MANUAL_HANDLE_NAMES = {"comm": "MPI_Comm", "info": "MPI_Info", "datatype": "MPI_Datatype",
                        "oldtype": "MPI_Datatype", "newtype": "MPI_Datatype",
-                       "array_of_types": "MPI_Datatype", "array_of_requests": "MPI_Request"}
+                       "array_of_types": "MPI_Datatype", "array_of_requests": "MPI_Request",
+                      "request": "MPI_Request"}
 # Calls whose f08 body is written by hand in src/mpi_f08_special.f90 (the generic name is generated).
-SPECIAL = {"MPI_Get_address", "MPI_Address", "MPI_Buffer_detach"}
-# Procedures of mpi_f08 only (MPI-3.1 17.2.5), also written in src/mpi_f08_special.f90.
-F08_ONLY = ["MPI_Status_f2f08", "MPI_Status_f082f"]
+SPECIAL = {"MPI_Get_address", "MPI_Address", "MPI_Buffer_detach", "MPI_Alloc_mem"}
+# Procedures of mpi_f08 only (MPI-3.1 17.2.5), and the address functions (MPI_Aint_add/diff,
+# plain Fortran there, C functions for `use mpi`), written in src/mpi_f08_special.f90.
+F08_ONLY = ["MPI_Status_f2f08", "MPI_Status_f082f", "MPI_Aint_add", "MPI_Aint_diff"]
 # A buffer the call keeps after it returns: ASYNCHRONOUS, and a strided section passed as it is.
 KEEPS_BUFFER = re.compile(r"^MPI_(I(?!nfo|ntercomm|nit)[a-z]\w*|\w+_init|Buffer_attach)$")
 # Nonblocking reductions whose strided sections fortran_f08_section_coll.c handles (its numbering).
@@ -237,6 +240,7 @@ def _types_module(constant_lines, consts, ctypes, renamed):
             "  ! Predefined attribute callbacks (fortran_attributes.c).",
             "  external :: MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN",
             "  external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN",
+            "  external :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_TYPE_DUP_FN",
             "  abstract interface",
             "    subroutine MPI_User_function(invec, inoutvec, len, datatype)",
             "      import :: c_ptr, MPI_Datatype",
@@ -354,6 +358,7 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
                "ftmpi_f08_buffer_attach_section, c_ptr, c_double, c_int, c_int8_t, c_f_pointer")
     for call in [c for c, *_ in procs] + F08_ONLY:
         out += [f"  interface {call}", f"    module procedure {call}_f08", f"  end interface {call}"]
+    out += gen_sizeof.declarations("ftmpi_f08")
     out += ["  interface",
             '    real(c_double) function MPI_Wtime() bind(C, name="MPI_Wtime")',
             "      import :: c_double",
@@ -366,6 +371,7 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
     for call, f08, _, has_ierror in procs:
         if call not in SPECIAL:
             out += [INDENT[:2] + l for l in _procedure(call, f08, has_ierror, KEEPS_BUFFER.match(call))]
+    out += gen_sizeof.procedures("ftmpi_f08", 0)
     out += ['  include "mpi_f08_special.f90"', "end module mpi_f08"]
     lines = [w for line in out for w in _wrap(line)]
     return "\n".join(lines) + "\n", sorted([c for c, *_ in procs] + ["MPI_Wtick", "MPI_Wtime"] + F08_ONLY)

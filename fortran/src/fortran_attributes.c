@@ -1,4 +1,4 @@
-/* Communicator attributes from Fortran. An attribute is a value there (INTEGER in the MPI-1 calls,
+/* Communicator and datatype attributes from Fortran. An attribute is a value there (INTEGER in the MPI-1 calls,
  * INTEGER(KIND=MPI_ADDRESS_KIND) in the MPI-2 ones), stored in C's void* slot; the predefined
  * attributes (MPI_TAG_UB ... FTMPI_COLL_MODE), which C returns as pointers to int, are
  * dereferenced. Fortran copy/delete callbacks take every argument by reference, so the C library
@@ -84,16 +84,34 @@ void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *kv, MPI_Aint *value, MPI
   (void)comm, (void)kv, (void)value, (void)extra;
   *ierr = MPI_SUCCESS;
 }
+/* The datatype ones have the same arguments (a handle is an INTEGER either way). */
+void mpi_type_null_copy_fn_(MPI_Fint *type, MPI_Fint *kv, MPI_Aint *extra, MPI_Aint *in,
+                            MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr) {
+  mpi_comm_null_copy_fn_(type, kv, extra, in, out, flag, ierr);
+}
+void mpi_type_dup_fn_(MPI_Fint *type, MPI_Fint *kv, MPI_Aint *extra, MPI_Aint *in, MPI_Aint *out,
+                      MPI_Fint *flag, MPI_Fint *ierr) {
+  mpi_comm_dup_fn_(type, kv, extra, in, out, flag, ierr);
+}
+void mpi_type_null_delete_fn_(MPI_Fint *type, MPI_Fint *kv, MPI_Aint *value, MPI_Aint *extra,
+                              MPI_Fint *ierr) {
+  mpi_comm_null_delete_fn_(type, kv, value, extra, ierr);
+}
 
 #pragma GCC visibility pop
 
-/* The predefined Fortran callbacks map to the C ones; anything else goes through a trampoline. */
-static int create_keyval(int mpi1, void *copy, void *del, MPI_Fint *keyval, MPI_Aint extra_state) {
+/* The predefined Fortran callbacks map to the C ones; anything else goes through a trampoline
+ * (the same for both kinds: the trampolines pass the handle on as an INTEGER). */
+static int create_keyval(int mpi1, void *copy, void *del, MPI_Fint *keyval, MPI_Aint extra_state,
+                         int datatype) {
   MPI_Comm_copy_attr_function *c_copy = copy_trampoline;
   MPI_Comm_delete_attr_function *c_del = delete_trampoline;
-  if (copy == (void *)mpi_null_copy_fn_ || copy == (void *)mpi_comm_null_copy_fn_) c_copy = MPI_NULL_COPY_FN;
-  if (copy == (void *)mpi_dup_fn_ || copy == (void *)mpi_comm_dup_fn_) c_copy = MPI_DUP_FN;
-  if (del == (void *)mpi_null_delete_fn_ || del == (void *)mpi_comm_null_delete_fn_) c_del = MPI_NULL_DELETE_FN;
+  if (copy == (void *)mpi_null_copy_fn_ || copy == (void *)mpi_comm_null_copy_fn_ ||
+      copy == (void *)mpi_type_null_copy_fn_) c_copy = MPI_NULL_COPY_FN;
+  if (copy == (void *)mpi_dup_fn_ || copy == (void *)mpi_comm_dup_fn_ || copy == (void *)mpi_type_dup_fn_)
+    c_copy = MPI_DUP_FN;
+  if (del == (void *)mpi_null_delete_fn_ || del == (void *)mpi_comm_null_delete_fn_ ||
+      del == (void *)mpi_type_null_delete_fn_) c_del = MPI_NULL_DELETE_FN;
   void *extra = (void *)extra_state;
   if (c_copy == copy_trampoline || c_del == delete_trampoline) {
     FortranKeyval *k = malloc(sizeof *k);
@@ -101,7 +119,8 @@ static int create_keyval(int mpi1, void *copy, void *del, MPI_Fint *keyval, MPI_
     *k = (FortranKeyval){mpi1, (FortranCopyFn *)copy, (FortranDeleteFn *)del, extra_state};
     extra = k;
   }
-  return MPI_Comm_create_keyval(c_copy, c_del, keyval, extra);
+  return datatype ? MPI_Type_create_keyval(c_copy, c_del, keyval, extra)
+                  : MPI_Comm_create_keyval(c_copy, c_del, keyval, extra);
 }
 
 /* The keys the library defines (mpi.h: 1..5 and 11..12, ftmpi.h: 6..10); their C values are
@@ -126,12 +145,12 @@ static int get_attr(MPI_Fint comm, MPI_Fint keyval, MPI_Aint *value, MPI_Fint *f
 
 void mpi_keyval_create_(void *copy_fn, void *delete_fn, MPI_Fint *keyval, const MPI_Fint *extra_state,
                         MPI_Fint *ierr) {
-  *ierr = create_keyval(1, copy_fn, delete_fn, keyval, *extra_state);
+  *ierr = create_keyval(1, copy_fn, delete_fn, keyval, *extra_state, 0);
 }
 
 void mpi_comm_create_keyval_(void *copy_fn, void *delete_fn, MPI_Fint *keyval,
                              const MPI_Aint *extra_state, MPI_Fint *ierr) {
-  *ierr = create_keyval(0, copy_fn, delete_fn, keyval, *extra_state);
+  *ierr = create_keyval(0, copy_fn, delete_fn, keyval, *extra_state, 0);
 }
 
 void mpi_attr_put_(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Fint *value, MPI_Fint *ierr) {
@@ -153,6 +172,26 @@ void mpi_attr_get_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Fint *value
 void mpi_comm_get_attr_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
                         MPI_Fint *ierr) {
   *ierr = get_attr(*comm, *keyval, value, flag);
+}
+
+void mpi_type_create_keyval_(void *copy_fn, void *delete_fn, MPI_Fint *keyval,
+                             const MPI_Aint *extra_state, MPI_Fint *ierr) {
+  *ierr = create_keyval(0, copy_fn, delete_fn, keyval, *extra_state, 1);
+}
+
+void mpi_type_set_attr_(const MPI_Fint *type, const MPI_Fint *keyval, const MPI_Aint *value,
+                        MPI_Fint *ierr) {
+  *ierr = MPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void *)*value);
+}
+
+void mpi_type_get_attr_(const MPI_Fint *type, const MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+                        MPI_Fint *ierr) {
+  void *v = NULL;
+  int found = 0;
+  *ierr = MPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &v, &found);
+  if (*ierr != MPI_SUCCESS) return;
+  *flag = found ? 1 : 0;
+  if (found) *value = (MPI_Aint)v;
 }
 
 #pragma GCC visibility pop

@@ -58,3 +58,30 @@
                 f08_status%ftmpi_count_lo, f08_status%ftmpi_count_hi_cancelled]
     if (present(ierror)) ierror = MPI_SUCCESS
   end subroutine MPI_Status_f082f_f08
+
+  ! MPI-3.1 8.2, 17.2: the f08 form returns the block as TYPE(C_PTR).
+  subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
+    implicit none
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    type(MPI_Info), intent(in) :: info
+    type(c_ptr), intent(out) :: baseptr
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_c
+    integer(kind=MPI_ADDRESS_KIND) :: address
+    call f77_MPI_Alloc_mem(size, info, address, ierror_c)
+    if (ierror_c == MPI_SUCCESS) baseptr = transfer(address, baseptr)
+    if (present(ierror)) ierror = ierror_c
+  end subroutine MPI_Alloc_mem_f08
+
+  ! MPI-3.1 4.1.5: address arithmetic (addresses are flat byte addresses here).
+  integer(kind=MPI_ADDRESS_KIND) function MPI_Aint_add_f08(base, disp)
+    implicit none
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: base, disp
+    MPI_Aint_add_f08 = base + disp
+  end function MPI_Aint_add_f08
+
+  integer(kind=MPI_ADDRESS_KIND) function MPI_Aint_diff_f08(addr1, addr2)
+    implicit none
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1, addr2
+    MPI_Aint_diff_f08 = addr1 - addr2
+  end function MPI_Aint_diff_f08

@@ -257,6 +257,23 @@ int MPI_Comm_free_keyval(int *keyval);
 int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
+/* Datatype attributes (MPI-3.1 6.7.4): copied by MPI_Type_dup, deleted by MPI_Type_free;
+ * predefined datatypes carry them too. MPI_Datatype and MPI_Comm are both int, so the
+ * predefined callbacks are the communicator ones. */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN ftmpi_null_copy_fn
+#define MPI_TYPE_DUP_FN ftmpi_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN ftmpi_null_delete_fn
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 
 /* ---- environment ---- */
 int MPI_Init(int *argc, char ***argv);
@@ -529,6 +546,15 @@ int MPI_Type_struct(int count, const int array_of_blocklengths[],
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+/* MPI-3.1 17.1.9: the type of Fortran's REAL(SELECTED_REAL_KIND(p, r)) etc. (gfortran's kinds;
+ * MPI_UNDEFINED for "any"); the same handle for the same arguments; never freed. */
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -551,6 +577,14 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+/* Generalized requests (MPI-3.1 12.2; api_grequest.cpp). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
@@ -563,6 +597,14 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+/* datarep "external32" only (MPI-3.1 13.5.2: big-endian, the standard's sizes; MPI_LONG is 4
+ * bytes there: a value that does not fit is MPI_ERR_ARG). */
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
 
 int MPI_Group_size(MPI_Group group, int *size);
 int MPI_Group_rank(MPI_Group group, int *rank);
@@ -667,6 +709,12 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_free(MPI_Info *info);
+/* MPI-4.0 9.2: the value as a string of at most *buflen - 1 characters and a terminator; on
+ * return *buflen is the value's length + 1 (so *buflen 0 asks only for the length). */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+/* MPI-4.0 11.4.3: a new info object like MPI_INFO_ENV, for the given command line (before
+ * MPI_Init too: the info calls, like MPI_Info_create, work outside MPI_Init..MPI_Finalize). */
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 /* A communicator keeps the hints it was given (ftmpi acts on none of them) and returns them. */
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
@@ -676,6 +724,15 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 #define MPI_COMM_TYPE_SHARED 1
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 /* ==== end of info objects ==== */
+
+/* ==== memory and addresses (api_memory.cpp; MPI-3.1 8.2, 4.1.5) ==== */
+/* baseptr is a void ** (passed as void *, as the standard declares it); the block is aligned to
+ * 64 bytes; info may be MPI_INFO_NULL or any info (hints ignored). */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+/* ==== end of memory and addresses ==== */
 
 /* ==== handle conversion for Fortran (api_fortran.cpp; the Fortran bindings are fortran/) ====
  * ftmpi's handles are integers, so a Fortran INTEGER handle and the C handle are the same

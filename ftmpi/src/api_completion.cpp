@@ -286,6 +286,7 @@ int MPI_Cancel(MPI_Request* request) {
   if (r->kind == Request::Kind::nbc) {  // MPI-3.1 5.12: erroneous
     return raise(r->comm, fail(Err::request, "MPI_Cancel: request %d is a nonblocking collective", *request));
   }
+  if (r->kind == Request::Kind::greq) return raise_code(nullptr, greq_cancel(r));
   // A persistent request cancels the operation it has started, if any.
   if (Request* op = operation_of(r)) {
     if (op->kind == Request::Kind::done_at_once) {
@@ -313,6 +314,7 @@ int MPI_Request_free(MPI_Request* request) {
                                "nonblocking collective; complete it with MPI_Wait or MPI_Test",
                                *request));
   }
+  if (r->kind == Request::Kind::greq) return raise_code(nullptr, greq_free(r, request));
   if (r->kind == Request::Kind::persistent) {
     if (Request* op = operation_of(r)) lib().engine.abandon(op);
     release_persistent(r);

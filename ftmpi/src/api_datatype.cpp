@@ -283,7 +283,16 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   Err e = find_type(oldtype, &old);
   if (e == Err::ok) e = check_out(newtype, "newtype");
   if (e != Err::ok) return raise_world(e);
-  return publish(build_dup(*old), {MPI_COMBINER_DUP, {}, {}}, {old}, newtype);
+  if (int rc = publish(build_dup(*old), {MPI_COMBINER_DUP, {}, {}}, {old}, newtype); rc != MPI_SUCCESS) return rc;
+  // MPI-3.1 6.7.4: the attributes follow their copy callbacks. If one fails, no new type
+  // (MPICH's attr/attrerrtype wants MPI_DATATYPE_NULL back); those copied are deleted.
+  if (Err e = lib().attrs.type_copy_all(oldtype, *newtype); e != Err::ok) {
+    (void)lib().attrs.type_delete_all(*newtype);
+    (void)types().free(*newtype);
+    *newtype = MPI_DATATYPE_NULL;
+    return raise_world(e);
+  }
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_commit(MPI_Datatype* datatype) {
@@ -294,6 +303,11 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
 
 int MPI_Type_free(MPI_Datatype* datatype) {
   Err e = check_out(datatype, "datatype");
+  const Datatype* t = nullptr;
+  if (e == Err::ok) e = find_type(*datatype, &t);
+  // The attributes' delete callbacks first (MPI-3.1 6.7.4), while the handle is still valid;
+  // one that fails leaves the type as it is, as MPI_Comm_free does.
+  if (e == Err::ok && !t->predefined) e = lib().attrs.type_delete_all(*datatype);
   if (e == Err::ok) e = types().free(*datatype);
   if (e != Err::ok) return raise_world(e);
   *datatype = MPI_DATATYPE_NULL;

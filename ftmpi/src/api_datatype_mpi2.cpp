@@ -36,7 +36,7 @@ int MPI_Type_get_contents(MPI_Datatype type, int max_integers, int max_addresses
                           MPI_Datatype datatypes[]) {
   const Datatype* t = nullptr;
   if (Err e = lib().types.find(type, &t); e != Err::ok) return raise_world(e);
-  if (t->predefined || t->contents == nullptr) {
+  if (t->contents == nullptr) {  // named (the MPI_Type_create_f90_* types have contents)
     return raise_world(fail(Err::type, "MPI_Type_get_contents: %s is a named datatype", t->name));
   }
   const TypeContents& c = *t->contents;

@@ -1,5 +1,7 @@
 // C API: info objects (info.h) and a communicator's hints. Info calls name no communicator, so
-// their errors go through MPI_COMM_WORLD's handler, like the group calls.
+// their errors go through MPI_COMM_WORLD's handler, like the group calls. The calls on info
+// objects alone work before MPI_Init and after MPI_Finalize too (MPI-4.0 11.4.1; MPICH's
+// info/info_no_init): the table is the process's, not the library's; errors there are returned.
 #include <algorithm>
 #include <cstring>
 
@@ -11,13 +13,9 @@ using namespace ftmpi;
 
 namespace {
 
-Err find(MPI_Info handle, const Info** info, const char* fn) {
-  if (Err e = check_initialized(fn); e != Err::ok) return e;
-  return infos().lookup(handle, info);
-}
+Err find(MPI_Info handle, const Info** info, const char*) { return infos().lookup(handle, info); }
 
-Err find_mutable(MPI_Info handle, Info** info, const char* fn) {
-  if (Err e = check_initialized(fn); e != Err::ok) return e;
+Err find_mutable(MPI_Info handle, Info** info, const char*) {
   return infos().lookup_mutable(handle, info);
 }
 
@@ -31,7 +29,6 @@ Err find_comm(MPI_Comm comm, Comm** c, const char* fn) {
 extern "C" {
 
 int MPI_Info_create(MPI_Info* info) {
-  if (Err e = check_initialized("MPI_Info_create"); e != Err::ok) return raise_world(e);
   if (info == nullptr) return raise_world(fail(Err::arg, "MPI_Info_create: info pointer is NULL"));
   *info = infos().create(Info{});
   return MPI_SUCCESS;
@@ -62,6 +59,40 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
     std::memcpy(value, v->data(), n);
     value[n] = '\0';
   }
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  const Info* i = nullptr;
+  std::string k;
+  if (Err e = find(info, &i, "MPI_Info_get_string"); e != Err::ok) return raise_world(e);
+  if (Err e = check_info_key(key, &k); e != Err::ok) return raise_world(e);
+  if (buflen == nullptr || flag == nullptr || *buflen < 0 || (*buflen > 0 && value == nullptr)) {
+    return raise_world(fail(Err::arg, "MPI_Info_get_string: NULL output or negative buflen"));
+  }
+  const std::string* v = i->find(k);
+  *flag = v != nullptr;
+  if (v == nullptr) return MPI_SUCCESS;
+  if (*buflen > 0) {
+    const std::size_t n = std::min(v->size(), static_cast<std::size_t>(*buflen - 1));
+    std::memcpy(value, v->data(), n);
+    value[n] = '\0';
+  }
+  *buflen = static_cast<int>(v->size()) + 1;
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  if (info == nullptr || argc < 0 || (argc > 0 && argv == nullptr)) {
+    return raise_world(fail(Err::arg, "MPI_Info_create_env: NULL info, or argc %d without argv", argc));
+  }
+  // No arguments (MPI_Init(NULL, NULL)'s case, and Fortran's): the process's own command line.
+  std::vector<std::string> words;
+  for (int a = 0; a < argc && argv[a] != nullptr; ++a) words.emplace_back(argv[a]);
+  if (words.empty()) words = process_command_line();
+  Info env;
+  set_launch_keys(env, words);
+  *info = infos().create(std::move(env));
   return MPI_SUCCESS;
 }
 
@@ -119,7 +150,6 @@ int MPI_Info_delete(MPI_Info info, const char* key) {
 }
 
 int MPI_Info_free(MPI_Info* info) {
-  if (Err e = check_initialized("MPI_Info_free"); e != Err::ok) return raise_world(e);
   if (info == nullptr) return raise_world(fail(Err::arg, "MPI_Info_free: info pointer is NULL"));
   return raise_world(infos().free(info));
 }

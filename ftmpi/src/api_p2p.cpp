@@ -98,6 +98,7 @@ int request_finish(Request* r, MPI_Status* st, MPI_Request* handle) {
                         "and are not acknowledged; the receive is still pending",
                         op->comm->name.c_str(), failed_ranks_text(*op->comm).c_str()));
   }
+  if (__builtin_expect(r->kind == Request::Kind::greq, 0)) return greq_finish(r, st, handle);
   if (r->kind != Request::Kind::persistent) return retire(r, st, handle);
   Request* op = operation_of(r);
   if (op == nullptr) {

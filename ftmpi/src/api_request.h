@@ -41,4 +41,13 @@ void cancel_buffered(Request* proxy);
 // request_done of such a pending proxy: takes the send's outcome (cancelled or not) once known.
 bool buffered_cancel_done(Request* proxy);
 
+// Generalized requests (api_grequest.cpp), each on a complete (or, for cancel and free, any)
+// request of kind greq. greq_finish: query_fn into st (a scratch status for IGNORE), free_fn,
+// record recycled, handle set to MPI_REQUEST_NULL; returns query_fn's error, else free_fn's.
+int greq_finish(Request* r, MPI_Status* st, MPI_Request* handle);
+// query_fn only (MPI_Request_get_status); the request stays.
+int greq_query(Request* r, MPI_Status* st);
+int greq_cancel(Request* r);                       // cancel_fn(extra, complete)
+int greq_free(Request* r, MPI_Request* handle);    // MPI_Request_free
+
 }  // namespace ftmpi

@@ -92,6 +92,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     fill_empty_status(status);
     return MPI_SUCCESS;
   }
+  if (op->kind == Request::Kind::greq) return raise_code(nullptr, greq_query(op, status));
   if (op->unpack_type != nullptr &&
       (op->error == MPI_SUCCESS || error_class_of(op->error) == MPI_ERR_TRUNCATE)) {
     unpack(op->owned.data(), op->bytes, op->unpack_to, op->unpack_count, *op->unpack_type);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attr_map.h"
 #include "error.h"
 #include "info.h"
 #include "proc_states.h"
@@ -74,11 +75,7 @@ struct Comm {
 
   // keyval -> value and when it was set: MPI_Finalize deletes MPI_COMM_SELF's attributes in
   // the reverse order of setting (MPI-2.2 8.7.1); attributes.cpp.
-  struct Attribute {
-    void* value = nullptr;
-    std::uint64_t set_order = 0;
-  };
-  std::map<int, Attribute> attributes;
+  AttributeMap attributes;
   int attr_values[5] = {};          // storage behind the FTMPI_* cached attributes
 
   // Intercommunicator (intercomm.cpp; `inter` sits beside the context ids, on the line the

@@ -188,6 +188,12 @@ MPI_Datatype DatatypeTable::add(std::unique_ptr<Datatype> t) {
   return h;
 }
 
+MPI_Datatype DatatypeTable::add_named(std::unique_ptr<Datatype> t) {
+  const MPI_Datatype h = add(std::move(t));
+  types_[static_cast<std::size_t>(h)]->predefined = true;
+  return h;
+}
+
 Err DatatypeTable::commit(MPI_Datatype handle) {
   const Datatype* t = nullptr;
   if (Err e = find(handle, &t); e != Err::ok) return e;

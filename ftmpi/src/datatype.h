@@ -64,6 +64,9 @@ struct Datatype {
   int combiner = 0;         // MPI_COMBINER_NAMED
   int env_ints = 0, env_aints = 0, env_types = 0;
   std::shared_ptr<const TypeContents> contents;  // set by the API constructors
+  // MPI_Type_create_f90_* (api_type_f90.cpp): the named type this one is (MPI_REAL8 ...), for
+  // the predefined reductions, which know named types only. Else MPI_DATATYPE_NULL.
+  MPI_Datatype named_alias = MPI_DATATYPE_NULL;
   // 1 for the user's handle until MPI_Type_free, plus one per acquire(). Predefined: unused.
   int refs = 0;
 
@@ -89,6 +92,9 @@ class DatatypeTable {
 
   // Takes a new record, gives it a handle (the user's reference: refs = 1).
   MPI_Datatype add(std::unique_ptr<Datatype> t);
+  // The same for a type that behaves as predefined (never freed, no reference counting):
+  // the MPI_Type_create_f90_* types, made on first request.
+  MPI_Datatype add_named(std::unique_ptr<Datatype> t);
   Err commit(MPI_Datatype handle);
   // MPI_Type_set_name (predefined types too; at most MPI_MAX_OBJECT_NAME - 1 characters kept).
   Err rename(MPI_Datatype handle, const char* name);

@@ -115,12 +115,7 @@ std::size_t InfoTable::live() const {
   return n;
 }
 
-// The command line comes from /proc/self/cmdline rather than MPI_Init's arguments, which may
-// be NULL (MPI_Init(NULL, NULL) is legal); the other keys from what the runtime told us.
-void InfoTable::fill_env() {
-  if (env_filled_) return;
-  env_filled_ = true;
-  Info& env = *infos_[MPI_INFO_ENV];
+std::vector<std::string> process_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> words;
@@ -130,14 +125,29 @@ void InfoTable::fill_env() {
     words.push_back(cmdline.substr(pos, end - pos));
     pos = end + 1;
   }
-  if (!words.empty()) env.set("command", words[0].substr(0, MPI_MAX_INFO_VAL));
+  return words;
+}
+
+void set_launch_keys(Info& info, const std::vector<std::string>& words) {
+  if (!words.empty()) info.set("command", words[0].substr(0, MPI_MAX_INFO_VAL));
   std::string argv;
   for (std::size_t i = 1; i < words.size(); ++i) argv += (i > 1 ? " " : "") + words[i];
-  if (words.size() > 1) env.set("argv", argv.substr(0, MPI_MAX_INFO_VAL));
+  if (words.size() > 1) info.set("argv", argv.substr(0, MPI_MAX_INFO_VAL));
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd) != nullptr) info.set("wdir", std::string(cwd).substr(0, MPI_MAX_INFO_VAL));
+}
+
+// The command line comes from /proc/self/cmdline rather than MPI_Init's arguments, which may
+// be NULL (MPI_Init(NULL, NULL) is legal); the other keys from what the runtime told us, so
+// before MPI_Init only the command line and directory are known, and nothing is latched.
+void InfoTable::fill_env() {
+  if (env_filled_) return;
+  Info& env = *infos_[MPI_INFO_ENV];
+  set_launch_keys(env, process_command_line());
+  if (!lib().initialized) return;
+  env_filled_ = true;
   env.set("maxprocs", std::to_string(lib().runtime.size()));
   if (!lib().runtime.hostname().empty()) env.set("host", lib().runtime.hostname().substr(0, MPI_MAX_INFO_VAL));
-  char cwd[4096];
-  if (getcwd(cwd, sizeof cwd) != nullptr) env.set("wdir", std::string(cwd).substr(0, MPI_MAX_INFO_VAL));
   static const char* const kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                         "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
   const int level = lib().thread_level;

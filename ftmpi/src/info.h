@@ -29,6 +29,13 @@ struct Info {
 Err check_info_key(const char* key, std::string* out);
 Err check_info_value(const char* value, std::string* out);
 
+// The process's command line, word by word (/proc/self/cmdline).
+std::vector<std::string> process_command_line();
+// MPI_INFO_ENV's keys that MPI_Init does not decide (MPI-3.1 8.6): command (words[0]), argv
+// (the rest, space separated) and wdir. MPI_Info_create_env's object holds these, so it is the
+// same before MPI_Init, in between and after MPI_Finalize (MPICH's info/infocreateenv).
+void set_launch_keys(Info& info, const std::vector<std::string>& words);
+
 class InfoTable {
  public:
   InfoTable();

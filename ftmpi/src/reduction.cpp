@@ -1,5 +1,7 @@
 #include "reduction.h"
 
+#include "library.h"
+
 namespace ftmpi {
 namespace {
 
@@ -122,7 +124,10 @@ Err OpTable::other_reduction(MPI_Op op, MPI_Datatype type, std::size_t elem_size
   }
   if (op < MPI_MAX || op > MPI_MINLOC) return fail(Err::op, "op %d is not valid here", op);
   Kind kind;
-  if (!kind_of(type, &kind)) {
+  bool known = kind_of(type, &kind);
+  const Datatype* t = nullptr;  // an MPI_Type_create_f90_* type reduces as its named type
+  if (!known && lib().types.find(type, &t) == Err::ok) known = kind_of(t->named_alias, &kind);
+  if (!known) {
     return fail(Err::op, "datatype %d is not one predefined reductions apply to", type);
   }
   auto cop = static_cast<coll::Op>(op - MPI_MAX);

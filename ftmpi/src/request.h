@@ -22,8 +22,9 @@ struct Request {
   // nbc: a nonblocking collective, completed by its own code through Nbc::poll (nbc.h).
   // pair: MPI_Isendrecv(_replace), a receive and a send (`pair`) completed together
   // (api_isendrecv.cpp); failures purge its two parts, never the pair itself.
+  // greq: a generalized request, completed by MPI_Grequest_complete (api_grequest.cpp).
   enum class Kind : unsigned char { unused, send, recv, probe, done_at_once, persistent, ulfm, nbc,
-                                    pair };
+                                    pair, greq };
   Kind kind = Kind::unused;
   bool complete = false;   // complete as the user sees it
   // The transport still holds this record as an operation context. A request completed early
