@@ -1,6 +1,9 @@
 /* collbench.c — collective latency: barrier; bcast 8 B and 1 MiB; reduce 8 B; allreduce 8 B
  * and 1 MiB (MPI_DOUBLE, MPI_SUM); allgather 8 B per rank; alltoall 8 B and 1 KiB per peer.
  * Root 0 where there is one.
+ * Nonblocking cases, run only when -c names them (tests/bench/nbc_bench.sh): ibarrier, and
+ * ibcast, ireduce, iallreduce, iallgather (per rank), ialltoall (per peer) at 8 B and 64 KiB,
+ * each I<call> followed at once by MPI_Wait (MPI-3: every implementation compared has them).
  *
  * Each repetition: barrier, `iters` back-to-back operations, per-operation time on each rank;
  * the repetition's time is the slowest rank's. Rank 0 calibrates `iters` to -t seconds per
@@ -19,27 +22,70 @@
 #define BIG (1 << 20)
 #define A2A_BLOCK 1024
 
+#define NBC_BIG (64 << 10)
+
 typedef enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL } op_kind;
 
 typedef struct {
     const char *name;
     op_kind kind;
     long bytes; /* per operation (allgather: per rank, alltoall: per peer) */
+    int nb;     /* I<call> + MPI_Wait; only when -c names it */
 } bench_case;
 
 static const bench_case cases[] = {
-    {"barrier", OP_BARRIER, 0},       {"bcast", OP_BCAST, 8},
-    {"bcast", OP_BCAST, BIG},         {"reduce", OP_REDUCE, 8},
-    {"allreduce", OP_ALLREDUCE, 8},   {"allreduce", OP_ALLREDUCE, BIG},
-    {"allgather", OP_ALLGATHER, 8},   {"alltoall", OP_ALLTOALL, 8},
-    {"alltoall", OP_ALLTOALL, A2A_BLOCK},
+    {"barrier", OP_BARRIER, 0, 0},       {"bcast", OP_BCAST, 8, 0},
+    {"bcast", OP_BCAST, BIG, 0},         {"reduce", OP_REDUCE, 8, 0},
+    {"allreduce", OP_ALLREDUCE, 8, 0},   {"allreduce", OP_ALLREDUCE, BIG, 0},
+    {"allgather", OP_ALLGATHER, 8, 0},   {"alltoall", OP_ALLTOALL, 8, 0},
+    {"alltoall", OP_ALLTOALL, A2A_BLOCK, 0},
+    {"ibarrier", OP_BARRIER, 0, 1},          {"ibcast", OP_BCAST, 8, 1},
+    {"ireduce", OP_REDUCE, 8, 1},            {"iallreduce", OP_ALLREDUCE, 8, 1},
+    {"iallgather", OP_ALLGATHER, 8, 1},      {"ialltoall", OP_ALLTOALL, 8, 1},
+    {"ibcast", OP_BCAST, NBC_BIG, 1},        {"ireduce", OP_REDUCE, NBC_BIG, 1},
+    {"iallreduce", OP_ALLREDUCE, NBC_BIG, 1}, {"iallgather", OP_ALLGATHER, NBC_BIG, 1},
+    {"ialltoall", OP_ALLTOALL, NBC_BIG, 1},
 };
 
 static int rank, np;
 static unsigned char *sbuf, *rbuf; /* big enough for every case */
 
+/* The nonblocking form of c, then MPI_Wait on it. */
+static void run_nb(const bench_case *c)
+{
+    MPI_Request q;
+    int n = (int)(c->bytes / sizeof(double));
+    switch (c->kind) {
+    case OP_BARRIER:
+        MPI_Ibarrier(MPI_COMM_WORLD, &q);
+        break;
+    case OP_BCAST:
+        MPI_Ibcast(sbuf, (int)c->bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &q);
+        break;
+    case OP_REDUCE:
+        MPI_Ireduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &q);
+        break;
+    case OP_ALLREDUCE:
+        MPI_Iallreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+        break;
+    case OP_ALLGATHER:
+        MPI_Iallgather(sbuf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
+                       MPI_COMM_WORLD, &q);
+        break;
+    case OP_ALLTOALL:
+        MPI_Ialltoall(sbuf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
+                      MPI_COMM_WORLD, &q);
+        break;
+    }
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+
 static void run_op(const bench_case *c)
 {
+    if (c->nb) {
+        run_nb(c);
+        return;
+    }
     switch (c->kind) {
     case OP_BARRIER:
         MPI_Barrier(MPI_COMM_WORLD);
@@ -175,7 +221,7 @@ static void measure(const bench_case *c, const bench_opts *o)
 static int selected(const bench_case *c, const char *list)
 {
     if (list == NULL)
-        return 1;
+        return !c->nb;
     size_t len = strlen(c->name);
     for (const char *p = list; *p;) {
         const char *end = strchr(p, ',');
@@ -206,7 +252,7 @@ int main(int argc, char **argv)
     bench_parse(argc, argv, &o);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    long need = (long)np * A2A_BLOCK > BIG ? (long)np * A2A_BLOCK : BIG;
+    long need = (long)np * NBC_BIG > BIG ? (long)np * NBC_BIG : BIG; /* >= np * A2A_BLOCK */
     sbuf = bench_alloc((size_t)need);
     rbuf = bench_alloc((size_t)need);
     if (rank == 0)

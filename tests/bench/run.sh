@@ -296,7 +296,7 @@ write_header() {
        "| MPICH $( (/usr/bin/mpichversion 2>/dev/null || true) | sed -n 's/^MPICH Version:[[:space:]]*//p')" \
        "| Open MPI $( (/usr/bin/mpirun.openmpi --version 2>/dev/null || true) | sed -n '1s/.* //p')"
   echo "Command: bash tests/bench/run.sh --reps $reps --target $target --rounds $rounds" \
-       "--pp-rounds $pp_rounds --fast-ns $fast_ns (collectives: medians of $reps repetitions per" \
+       "--pp-rounds $pp_rounds --fast-ns $fast_ns${cases:+ --cases $cases --no-fi} (collectives: medians of $reps repetitions per" \
        "run, $rounds rounds; ping-pong: $pp_reps per run, $pp_rounds rounds; implementations taking turns)"
   echo "Load average at start: $load"
 }
@@ -354,50 +354,63 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
     list = txt
     return median(v, n)
   }
+  # One table of collectives (ops "name:bytes"); rows nobody measured (--cases) are left out,
+  # and the whole table when none was.
+  function coll_table(title, note, oplist,    nc, ops, m, np, p, i, o, a, b, c, rb, rc, rbest, size, rows) {
+    nc = split(oplist, ops, " ")
+    m = split(nps, np, " ")
+    rows = ""
+    for (p = 1; p <= m; p++) for (i = 1; i <= nc; i++) {
+      split(ops[i], o, ":")
+      a = fig("ftmpi", o[1], o[2], np[p], 0)
+      b = fig("mpich", o[1], o[2], np[p], 0)
+      c = fig("openmpi", o[1], o[2], np[p], 0)
+      if (a == "" && b == "" && c == "") continue
+      rb = pratio("mpich", o[1], o[2], np[p], 0)
+      rc = pratio("openmpi", o[1], o[2], np[p], 0)
+      rbest = pratio("best", o[1], o[2], np[p], 0)
+      size = o[1] ~ /barrier$/ ? "-" : (o[1] ~ /alltoall$/ ? human(o[2]) "/peer" : o[1] ~ /allgather$/ ? human(o[2]) "/rank" : human(o[2]))
+      rows = rows sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], size, np[p], fmt(a), fmt(b), fmt(c),
+        fmtr(rb), fmtr(rc), fmtr(rbest), list)
+    }
+    if (rows == "") return
+    print ""
+    print "**" title "** (" note "µs per operation, slowest rank, lower is better; best = faster of MPICH and Open MPI in the same round)"
+    print ""
+    print "| operation | size | ranks | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best | per round |"
+    print "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"
+    printf "%s", rows
+  }
   {
     r = NF >= 7 ? $7 : 1
     if (r > maxr) maxr = r
     key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4 SUBSEP r
     us[key] = $5; mbps[key] = $6
   }
+  $2 == "pingpong" { have_pp = 1 }
   END {
-    print "**Ping-pong, 2 ranks** (latency: half round trip in µs, lower is better; bandwidth: MB/s, higher is better)"
-    print ""
-    print "| metric | size | ftmpi | fi_pingpong shm | fi_pingpong tcp;ofi_rxm | MPICH | Open MPI | ftmpi/fi_pingpong | ftmpi/MPICH | ftmpi/Open MPI |"
-    print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
-    n = split("0 8 64 512 1024 4096 16384 65536 1048576 16777216", sizes, " ")
-    split("ftmpi fi-shm fi-tcp mpich openmpi", impl, " ")
-    for (i = 1; i <= n; i++) {
-      s = sizes[i]; bw = s >= 1048576
-      row = sprintf("| %s | %s", bw ? "bandwidth MB/s" : "latency µs", human(s))
-      for (j = 1; j <= 5; j++) {
-        v[j] = fig(impl[j], "pingpong", s, 2, bw)
-        row = row " | " fmt(v[j])
+    if (have_pp) {
+      print "**Ping-pong, 2 ranks** (latency: half round trip in µs, lower is better; bandwidth: MB/s, higher is better)"
+      print ""
+      print "| metric | size | ftmpi | fi_pingpong shm | fi_pingpong tcp;ofi_rxm | MPICH | Open MPI | ftmpi/fi_pingpong | ftmpi/MPICH | ftmpi/Open MPI |"
+      print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+      n = split("0 8 64 512 1024 4096 16384 65536 1048576 16777216", sizes, " ")
+      split("ftmpi fi-shm fi-tcp mpich openmpi", impl, " ")
+      for (i = 1; i <= n; i++) {
+        s = sizes[i]; bw = s >= 1048576
+        row = sprintf("| %s | %s", bw ? "bandwidth MB/s" : "latency µs", human(s))
+        for (j = 1; j <= 5; j++) {
+          v[j] = fig(impl[j], "pingpong", s, 2, bw)
+          row = row " | " fmt(v[j])
+        }
+        # fi_pingpong runs once: against it, the median figure
+        vref = fi_ref == "fi-tcp" ? v[3] : v[2]
+        rfi = (v[1] == "" || vref == "" || vref == 0) ? "" : v[1] / vref
+        print row " | " fmtr(rfi) " | " fmtr(pratio("mpich", "pingpong", s, 2, bw)) " | " fmtr(pratio("openmpi", "pingpong", s, 2, bw)) " |"
       }
-      # fi_pingpong runs once: against it, the median figure
-      vref = fi_ref == "fi-tcp" ? v[3] : v[2]
-      rfi = (v[1] == "" || vref == "" || vref == 0) ? "" : v[1] / vref
-      print row " | " fmtr(rfi) " | " fmtr(pratio("mpich", "pingpong", s, 2, bw)) " | " fmtr(pratio("openmpi", "pingpong", s, 2, bw)) " |"
     }
-    print ""
-    print "**Collectives** (µs per operation, slowest rank, lower is better; best = faster of MPICH and Open MPI in the same round)"
-    print ""
-    print "| operation | size | ranks | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best | per round |"
-    print "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"
-    nc = split("barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8 bcast:1048576 allreduce:1048576 alltoall:1024", ops, " ")
-    m = split(nps, np, " ")
-    for (p = 1; p <= m; p++) for (i = 1; i <= nc; i++) {
-      split(ops[i], o, ":")
-      a = fig("ftmpi", o[1], o[2], np[p], 0)
-      b = fig("mpich", o[1], o[2], np[p], 0)
-      c = fig("openmpi", o[1], o[2], np[p], 0)
-      rb = pratio("mpich", o[1], o[2], np[p], 0)
-      rc = pratio("openmpi", o[1], o[2], np[p], 0)
-      rbest = pratio("best", o[1], o[2], np[p], 0)
-      size = o[1] == "barrier" ? "-" : (o[1] == "alltoall" ? human(o[2]) "/peer" : o[1] == "allgather" ? human(o[2]) "/rank" : human(o[2]))
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], size, np[p], fmt(a), fmt(b), fmt(c),
-        fmtr(rb), fmtr(rc), fmtr(rbest), list
-    }
+    coll_table("Collectives", "", "barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8 bcast:1048576 allreduce:1048576 alltoall:1024")
+    coll_table("Nonblocking collectives", "I<call> + MPI_Wait, tests/bench/nbc_bench.sh; ", "ibarrier:0 ibcast:8 ireduce:8 iallreduce:8 iallgather:8 ialltoall:8 ibcast:65536 ireduce:65536 iallreduce:65536 iallgather:65536 ialltoall:65536")
   }' "$results" >"$out/tables.md"
 
 # Runs split by placement mode (the ping-pong's and the 2-rank small collectives'): how many
