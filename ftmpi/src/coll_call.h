@@ -52,9 +52,9 @@ inline bool atomic(const Comm* c) { return atomic_mode(c); }
       return e;
     }
   }
-  if (coll::View* own = Nbc::view(); own != nullptr) {
-    CommP2P::view_of(*call->comm, own);
-    call->members = own;
+  if (MembersView* own = Nbc::view(); own != nullptr) {
+    const Comm& c = *call->comm;
+    call->members = &own->of(c.proc_state, c.rank, c.size());
   } else {
     call->members = &CommP2P::members_of(*call->comm);
   }

@@ -140,6 +140,9 @@ class Engine {
       }
       return;
     }
+    // Done already (a nonblocking collective MPI_Wait ran to its end, a send that completed
+    // at once): no Waiting scope, whose two atomic read-modify-writes were most of the cost.
+    if (done()) return;
     LibraryLock::Waiting waiting;  // the progress agent keeps out meanwhile
     block_until(done, /*on_fiber=*/false);
   }

@@ -31,7 +31,7 @@ int Nbc::tag_offset() {
   const Fiber* f = Fiber::current();
   return f != nullptr ? static_cast<const Op*>(f->owner())->tag_offset : 0;
 }
-coll::View* Nbc::view() {
+MembersView* Nbc::view() {
   const Fiber* f = Fiber::current();
   return f != nullptr ? &static_cast<Op*>(f->owner())->view : nullptr;
 }
@@ -52,6 +52,8 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&
   op->code = MPI_SUCCESS;
   for (std::size_t i = 0; i < ntypes; ++i) {
     const MPI_Datatype t = types[i];
+    // Predefined types are never freed: nothing to hold (an acquire and a release each).
+    if (t > MPI_DATATYPE_NULL && t < FTMPI_NUM_PREDEFINED_TYPES) continue;
     const Datatype* d = nullptr;
     if (t != MPI_DATATYPE_NULL && types_->acquire(t, &d) == Err::ok) op->held.push_back(d);
   }
@@ -59,7 +61,9 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&
     c->nbc_context = c->coll_context;
     c->nbc_started = 0;
   }
-  op->tag_offset = static_cast<int>(c->nbc_started % kSequences + 1) << kAlgorithmTagBits;
+  // Sequence numbers 1..kSequences, wrapping (a compare: the modulo was a division per start).
+  if (c->nbc_started == kSequences) c->nbc_started = 0;
+  op->tag_offset = static_cast<int>(c->nbc_started + 1) << kAlgorithmTagBits;
   ++c->nbc_started;
   op->comm = c;
   construct_->hold(c);  // MPI_Comm_free may come before the collective ends
@@ -99,11 +103,17 @@ void Nbc::finish(Op* op) {
   r->error = op->code;
   r->complete = true;
   construct_->drop(op->comm);
-  for (const Datatype* d : op->held) types_->release(d);
-  op->held.clear();
+  if (!op->held.empty()) {
+    for (const Datatype* d : op->held) types_->release(d);
+    op->held.clear();
+  }
   op->body.reset();  // the closure's captures go now
   op->fiber->set_may_block(false);
-  auto it = std::find_if(ops_.begin(), ops_.end(), [op](const auto& p) { return p.get() == op; });
+  // Usually the newest (one pending at a time): no search.
+  auto it = ops_.end() - 1;
+  if (it->get() != op) {
+    it = std::find_if(ops_.begin(), ops_.end(), [op](const auto& p) { return p.get() == op; });
+  }
   // The fiber has returned: it and its stack wait for the next start.
   if (spare_.size() < kSpareOps) spare_.push_back(std::move(*it));
   ops_.erase(it);

@@ -40,6 +40,7 @@
 #include "error.h"
 #include "fiber.h"
 #include "nbc_body.h"
+#include "proc_states.h"
 #include "progress_agent.h"
 #include "request.h"
 
@@ -73,14 +74,17 @@ class Nbc {
   // Inside a running nonblocking collective: the offset its collective tags get, and the
   // participants' view it uses (each its own: several may be under way). 0/nullptr outside.
   static int tag_offset();
-  static coll::View* view();
+  static MembersView* view();
 
   // One pending nonblocking collective.
   struct Op {
     Request* request = nullptr;
     Comm* comm = nullptr;
     int tag_offset = 0;
-    coll::View view;
+    // Its own participants' view, kept with the op when it is reused: rebuilt only when the
+    // next collective's communicator, rank, size or process states differ (the states'
+    // version is unique process-wide), so back-to-back ones on a communicator build it once.
+    MembersView view;
     int code = MPI_SUCCESS;
     std::uint64_t seen_events = 0;  // the engine's event count when it last ran
     std::vector<const Datatype*> held;
