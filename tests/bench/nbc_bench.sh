@@ -7,8 +7,11 @@
 # fi_pingpong): the same builds with each implementation's own wrapper, the same turns
 # (implementations alternate within each round, every other round in reverse), medians over
 # repetitions and rounds, and ratios ftmpi/best taken per round (best = the faster of MPICH and
-# Open MPI in that round), which is what cancels this VM's drift and its two placement modes
-# (run.sh's header). More rounds than run.sh's default: a round is short here.
+# Open MPI in that round), which cancels this VM's drift. At 2 ranks the 8 B cases also get
+# run.sh's placement-mode runs (--pp-rounds short runs in turns, each between two cpu_pair
+# probes) and a table by mode: a 2-rank collective is one latency-bound exchange and follows
+# the VM's two placement modes (run.sh's header). More rounds than run.sh's default: a round
+# is short here.
 #
 # usage: tests/bench/nbc_bench.sh [run.sh options...]    e.g. --rounds 3 --np "2 4"
 #        (--blocking adds the blocking 8 B calls to the same runs, for the nonblocking/blocking ratio)
@@ -24,4 +27,5 @@ for a in "$@"; do
     args+=("$a")
   fi
 done
-exec bash "$here/run.sh" --no-fi --rounds 5 --cases "$cases" "${args[@]}"
+exec bash "$here/run.sh" --no-fi --rounds 5 --cases "$cases" \
+  --c2-cases ibarrier,ibcast:8,ireduce:8,iallreduce:8,iallgather:8,ialltoall:8 "${args[@]}"

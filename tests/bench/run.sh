@@ -11,7 +11,7 @@
 #
 # usage: tests/bench/run.sh [--prefix P] [--out DIR] [--reps R] [--target S] [--quick]
 #                           [--rounds K] [--np "2 4 8"] [--impl "ftmpi mpich openmpi"] [--no-fi]
-#                           [--cases LIST] [--pp-rounds K] [--fast-ns N]
+#                           [--cases LIST] [--c2-cases LIST] [--pp-rounds K] [--fast-ns N]
 #   --prefix P   an installed ftmpi, used as it is (also FTMPI_PREFIX). Default: the build
 #                tree (FTMPI_BUILD, default build/) is installed, or refreshed, into
 #                <build>/_install first, so the numbers are for the current code.
@@ -28,6 +28,8 @@
 #                CPUs). (100: this VM's modes are ~55 and ~255 ns)
 #   --cases LIST only these collective cases, no ping-pong: collbench's -c list, names with
 #                an optional :bytes, comma-separated ("alltoall:8,barrier,bcast:8")
+#   --c2-cases LIST  the 2-rank placement-mode runs (below) of these cases instead of the
+#                blocking small ones; with --cases too, they run anyway (tests/bench/nbc_bench.sh)
 #   --quick      fewer/shorter repetitions, one round, for trying the script
 #   --report DIR only re-render the tables from DIR/results.tsv of an earlier run
 # Placement modes: on a virtual machine the two vCPUs the ranks run on are sometimes close on
@@ -58,6 +60,8 @@ impls="ftmpi mpich openmpi"
 run_fi=yes
 report_only=no
 cases=""
+c2_cases="barrier,bcast:8,reduce:8,allreduce:8,allgather:8,alltoall:8"
+c2_given=no
 run_timeout=${BENCH_TIMEOUT:-300}
 
 while [ $# -gt 0 ]; do
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
     --impl) impls=$2; shift ;;
     --no-fi) run_fi=no ;;
     --cases) cases=$2; shift ;;
+    --c2-cases) c2_cases=$2 c2_given=yes; shift ;;
     --report) out=$2 report_only=yes; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -88,7 +93,6 @@ modes=$out/pp_modes.tsv    # impl round  cpu_pair min,median ns before  after (t
 # 2-rank small collectives depend on the placement as much as the ping-pong, so they get the
 # same treatment: short runs bracketed by the probe, results and modes in files of their own.
 c2_results=$out/c2_results.tsv c2_modes=$out/c2_modes.tsv
-c2_cases="barrier,bcast:8,reduce:8,allreduce:8,allgather:8,alltoall:8"
 if [ "$report_only" = no ]; then : >"$results"; : >"$modes"; : >"$c2_results"; : >"$c2_modes"; fi
 log() { echo "[bench] $*" >&2; }
 
@@ -267,11 +271,13 @@ run_all() {
     for impl in $order; do pingpong_run "$impl" "$round"; done
   done
   # The same for the small collectives at 2 ranks (only when 2 is among the rank counts).
-  case " $nps " in *" 2 "*) [ -n "$cases" ] || for round in $(seq "$pp_rounds"); do
+  local c2=no
+  case " $nps " in *" 2 "*) [ -n "$cases" ] && [ "$c2_given" = no ] || c2=yes ;; esac
+  [ "$c2" = no ] || for round in $(seq "$pp_rounds"); do
     order=$ready
     [ $((round % 2)) -eq 0 ] && order=$reversed
     for impl in $order; do coll2_run "$impl" "$round"; done
-  done ;; esac
+  done
   for round in $(seq "$rounds"); do
     order=$ready
     [ $((round % 2)) -eq 0 ] && order=$reversed
@@ -476,7 +482,7 @@ mode_report() {
       print ""
       print "| operation | mode | ftmpi | MPICH | Open MPI | ftmpi/MPICH | ftmpi/Open MPI | ftmpi/best |"
       print "|---|---|--:|--:|--:|--:|--:|--:|"
-      nr = split("barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8", rows, " ")
+      nr = split("barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8 ibarrier:0 ibcast:8 ireduce:8 iallreduce:8 iallgather:8 ialltoall:8", rows, " ")
     }
     split("fast slow", modes, " ")
     for (mi = 1; mi <= 2; mi++) for (i = 1; i <= nr; i++) {
@@ -489,7 +495,7 @@ mode_report() {
       if (kind == "pingpong")
         printf "| %s | %s | %s | %s | %s | %s | %s |\n", size, m, fmt(a), fmt(b), fmt(c), ratio(a, b), ratio(a, c)
       else
-        printf "| %s %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], o[1] == "barrier" ? "" : size, m, fmt(a), fmt(b), fmt(c),
+        printf "| %s %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], o[1] ~ /barrier$/ ? "" : size, m, fmt(a), fmt(b), fmt(c),
           ratio(a, b), ratio(a, c), ratio(a, best)
     }
   }' "$2" "$3"
