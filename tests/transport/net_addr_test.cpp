@@ -34,16 +34,16 @@ std::unique_ptr<Endpoint> open_with(const char* nhosts, const char* addr, std::s
   return Endpoint::open("", err);
 }
 
-// The libfabric part of the address ([magic][host][machine][shm len][net len][shm][net]) as IPv4 text.
+// The libfabric part of the address ([magic][host][machine][pid][shm len][net len][shm][net]) as IPv4 text.
 std::string published_net_addr(const Endpoint& ep) {
   const auto a = ep.address();
-  if (a.size() < 32) return "";
+  if (a.size() < 36) return "";
   std::uint32_t shm_len = 0, net_len = 0;
-  std::memcpy(&shm_len, a.data() + 24, 4);
-  std::memcpy(&net_len, a.data() + 28, 4);
-  if (net_len < sizeof(sockaddr_in) || a.size() < 32 + shm_len + sizeof(sockaddr_in)) return "";
+  std::memcpy(&shm_len, a.data() + 28, 4);
+  std::memcpy(&net_len, a.data() + 32, 4);
+  if (net_len < sizeof(sockaddr_in) || a.size() < 36 + shm_len + sizeof(sockaddr_in)) return "";
   sockaddr_in sin{};
-  std::memcpy(&sin, a.data() + 32 + shm_len, sizeof sin);
+  std::memcpy(&sin, a.data() + 36 + shm_len, sizeof sin);
   char text[INET_ADDRSTRLEN] = {};
   if (sin.sin_family != AF_INET) return "";
   inet_ntop(AF_INET, &sin.sin_addr, text, sizeof text);

@@ -28,7 +28,7 @@ constexpr int kRanks = 3;
 constexpr PeerId kShmPeer = 1;  // rank 0's peer on its host
 constexpr PeerId kNetPeer = 2;  // rank 0's peer on the other host
 
-// The libfabric part of a transport address ([magic][host][machine][shm len][net len][shm][net],
+// The libfabric part of a transport address ([magic][host][machine][pid][shm len][net len][shm][net],
 // transport.cpp) is, for tcp;ofi_rxm, the sockaddr_in it listens on.
 void check_published_address(const FileJob& job) {
   const char* want = std::getenv("FTMPI_NET_ADDR");
@@ -36,13 +36,13 @@ void check_published_address(const FileJob& job) {
   TT_CHECK(job.ep->provider_name() == "shm+tcp;ofi_rxm", "provider %s, want shm+tcp;ofi_rxm",
            job.ep->provider_name().c_str());
   const std::vector<std::uint8_t> a = job.ep->address();
-  TT_CHECK(a.size() >= 32, "address of %zu bytes", a.size());
+  TT_CHECK(a.size() >= 36, "address of %zu bytes", a.size());
   std::uint32_t shm_len = 0, net_len = 0;
-  std::memcpy(&shm_len, a.data() + 24, 4);
-  std::memcpy(&net_len, a.data() + 28, 4);
+  std::memcpy(&shm_len, a.data() + 28, 4);
+  std::memcpy(&net_len, a.data() + 32, 4);
   TT_CHECK(shm_len != 0 && net_len >= sizeof(sockaddr_in), "shm %u B, net %u B", shm_len, net_len);
   sockaddr_in sin{};
-  std::memcpy(&sin, a.data() + 32 + shm_len, sizeof sin);
+  std::memcpy(&sin, a.data() + 36 + shm_len, sizeof sin);
   char got[INET_ADDRSTRLEN] = {};
   inet_ntop(AF_INET, &sin.sin_addr, got, sizeof got);
   TT_CHECK(sin.sin_family == AF_INET && std::strcmp(got, want) == 0,

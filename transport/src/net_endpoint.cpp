@@ -105,7 +105,7 @@ NetEndpoint::~NetEndpoint() {
   if (info_ != nullptr) fi_->freeinfo(info_);
 }
 
-bool NetEndpoint::add_peer(PeerId id, const std::uint8_t* addr, std::size_t len) {
+bool NetEndpoint::add_peer(PeerId id, const std::uint8_t* addr, std::size_t len, pid_t pid) {
   // Some providers keep a pointer to the address bytes we insert: they live as long as the AV.
   av_names_.emplace_back(addr, addr + len);
   fi_addr_t fa = FI_ADDR_UNSPEC;
@@ -118,6 +118,7 @@ bool NetEndpoint::add_peer(PeerId id, const std::uint8_t* addr, std::size_t len)
   peers_[id].addr = fa;
   if (fa >= peer_of_addr_.size()) peer_of_addr_.resize(fa + 1, kAnyPeer);
   peer_of_addr_[fa] = id;
+  stalled_.add(id, pid);
   return true;
 }
 

@@ -27,6 +27,7 @@
 
 #include "libfabric_api.h"
 #include "matcher.h"
+#include "net_stalled_peers.h"
 #include "transport_core.h"
 #include "wire.h"
 
@@ -47,7 +48,8 @@ class NetEndpoint final : public LargeMessageChannel {
   const std::string& provider_name() const { return provider_; }
   const std::vector<std::uint8_t>& address() const { return address_; }
   // Peer id reaches the libfabric address addr; false (last_error) when the AV refuses it.
-  bool add_peer(PeerId id, const std::uint8_t* addr, std::size_t len);
+  // pid: its process when it runs on this host, else 0 (net_stalled_peers.h).
+  bool add_peer(PeerId id, const std::uint8_t* addr, std::size_t len, pid_t pid);
 
   Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context,
               bool* done);
@@ -88,6 +90,10 @@ class NetEndpoint final : public LargeMessageChannel {
   ssize_t post_send(OpRecord* op, bool* finished);
   void complete(OpRecord* op, Status s);  // a send's completion to the backlog, record freed
   bool flush_deferred(Peer& peer);
+  // Posts what it can of every peer's deferred sends; a peer whose sends stay refused and
+  // whose process is gone (net_stalled_peers.h) has them failed.
+  void flush_all_deferred();
+  void fail_deferred(PeerId peer);
   // The payload receive of a matched large message; true when *c holds its completion.
   bool post_payload_recv(OpRecord* op, Completion* c);
 
@@ -120,6 +126,7 @@ class NetEndpoint final : public LargeMessageChannel {
   fid_ep* ep_ = nullptr;
 
   std::vector<Peer> peers_;  // by PeerId; entries of peers not routed here stay unused
+  StalledPeers stalled_;     // is a peer on this host whose sends stall still there?
   // fi_addr -> PeerId (FI_AV_TABLE: in insertion order of the routed peers).
   std::vector<PeerId> peer_of_addr_;
   std::deque<std::vector<std::uint8_t>> av_names_;  // every address given to fi_av_insert

@@ -19,13 +19,33 @@ std::size_t NetEndpoint::poll(Completion* out, std::size_t max) {
     for (OpRecord* b : bounce_idle_) repost_bounce(b);
     bounce_idle_.clear();
   }
-  if (deferred_count_ != 0) {  // after reading: reaping freed resources
-    for (Peer& p : peers_) {
-      if (!p.deferred.empty()) flush_deferred(p);
-    }
-  }
+  if (deferred_count_ != 0) flush_all_deferred();  // after reading: reaping freed resources
   if (!bounce_retry_.empty() || !payload_retry_.empty()) flush_retries();
   return n;
+}
+
+void NetEndpoint::flush_all_deferred() {
+  const auto now = StalledPeers::Clock::now();
+  for (PeerId id = 0; id < peers_.size(); ++id) {
+    Peer& p = peers_[id];
+    if (p.deferred.empty()) continue;
+    const OpRecord* head = p.deferred.head();
+    if (flush_deferred(p) || p.deferred.head() != head) {
+      stalled_.progressed(id);
+    } else if (stalled_.stalled_and_gone(id, now)) {
+      fail_deferred(id);
+    }
+  }
+}
+
+void NetEndpoint::fail_deferred(PeerId peer) {
+  core_.last_error = provider_ + ": sends to peer " + std::to_string(peer) +
+                     " stalled and its process is gone";
+  Peer& p = peers_[peer];
+  while (OpRecord* op = p.deferred.pop_front()) {
+    --deferred_count_;
+    complete(op, Status::peer_failed);
+  }
 }
 
 void NetEndpoint::progress_into_backlog() {

@@ -16,9 +16,10 @@ namespace ftmpi::transport {
 namespace {
 
 // A process's address, as published through PMIx (written and read with the protocol library's
-// codec): u64 magic | u64 host id | u64 machine id | u32 shm length | u32 net length | shm
-// bytes | net bytes.
-constexpr std::uint64_t kMagic = 0x32524441544d5446ull;  // "FTMADR2"
+// codec): u64 magic | u64 host id | u64 machine id | u32 pid | u32 shm length | u32 net length
+// | shm bytes | net bytes. The pid lets a peer on the same host see that the process is gone
+// (net_stalled_peers.h).
+constexpr std::uint64_t kMagic = 0x33524441544d5446ull;  // "FTMADR3"
 
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t h = 1469598103934665603ull;
@@ -89,6 +90,7 @@ bool Transport::init(const std::string& provider, const Knobs& knobs, std::strin
   w.u64(kMagic);
   w.u64(host_);
   w.u64(machine_);
+  w.u32(static_cast<std::uint32_t>(getpid()));
   w.u32(static_cast<std::uint32_t>(shm_addr.size()));
   w.u32(static_cast<std::uint32_t>(net_addr.size()));
   w.raw(shm_addr.data(), shm_addr.size());
@@ -104,6 +106,7 @@ Status Transport::insert_peers(const std::vector<std::vector<std::uint8_t>>& add
     const std::uint64_t magic = r.u64();
     const std::uint64_t host = r.u64();
     const std::uint64_t machine = r.u64();
+    const std::uint32_t pid = r.u32();
     const std::uint32_t shm_len = r.u32();
     const std::uint32_t net_len = r.u32();
     if (r.status() != proto::ProtoStatus::ok || magic != kMagic ||
@@ -118,7 +121,10 @@ Status Transport::insert_peers(const std::vector<std::vector<std::uint8_t>>& add
       shm_->add_peer(id, shm_addr);
       routes_.push_back(Route::shm);
     } else if (net_ != nullptr && net_len != 0) {
-      if (!net_->add_peer(id, net_addr, net_len)) return Status::error;
+      // Same host id (name and boot): the same kernel and pid namespace, so its pid is
+      // meaningful here.
+      const pid_t local_pid = host == host_ ? static_cast<pid_t>(pid) : 0;
+      if (!net_->add_peer(id, net_addr, net_len, local_pid)) return Status::error;
       routes_.push_back(Route::net);
     } else {
       core_.last_error = "peer " + std::to_string(id) +

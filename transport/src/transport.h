@@ -8,9 +8,10 @@
 // the route) -> shm_endpoint.cpp (ShmEndpoint::send) -> shm_ring.cpp (Writer::push); or
 // -> net_endpoint.cpp (NetEndpoint::send, fi_tinject / fi_tsend).
 //
-// Addresses: [kMagic][host id][machine id][shm length][net length][shm address][libfabric
+// Addresses: [kMagic][host id][machine id][pid][shm length][net length][shm address][libfabric
 // address], so a peer's address says which host it is on, which machine's cores it shares
-// (namespace hosts of one machine: the same kernel) and how each endpoint reaches it.
+// (namespace hosts of one machine: the same kernel), which process it is and how each
+// endpoint reaches it.
 #pragma once
 
 #include <cstdint>

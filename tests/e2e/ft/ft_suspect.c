@@ -1,6 +1,6 @@
 /* A transport error on a connection to a dead peer marks it suspected before the runtime's report
  * (SPEC 4.6, 4.7): FTMPI_PROC_UNAVAILABLE, then FTMPI_PROC_FAILED once the daemon confirms.
- *   ft_suspect early|any DELAY_MS [BYTES]
+ *   ft_suspect early|idle|any DELAY_MS [BYTES]
  * Run in SHRINK mode with FTMPI_TEST_DELAY_FAILURE_EVENTS_MS=DELAY_MS, which holds the daemon's
  * failure events back that long. The victim (last rank) SIGKILLs itself (recording the kill
  * time in $PIDDIR/killtime); rank 0 sends BYTES (default 4096: eager, and above the inject size,
@@ -11,6 +11,10 @@
  *          well before the delay is over; at that moment the victim is UNAVAILABLE in
  *          MPI_COMM_WORLD and in a duplicate of it, the communicators are still OK with no
  *          failed ranks and the victim still counts in FTMPI_Comm_valid_size.
+ *   idle:  as early, but rank 0 sends nothing until the victim is dead and its broken connection
+ *          has been seen (300 ms of MPI_Iprobe): with no send in flight when the connection
+ *          broke, tcp;ofi_rxm only reconnects, is refused, and says so in its log; the send must
+ *          still fail early (the transport sees the stalled peer's process gone).
  *   any:   (shm, which has no connection to break) the send may only fail when the daemon's
  *          report lands; whenever it fails, the class is MPI_ERR_OTHER and the victim is
  *          UNAVAILABLE or FAILED.
@@ -46,10 +50,11 @@ static int comm_state(MPI_Comm comm) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: ft_suspect early|any DELAY_MS [BYTES]\n");
+    fprintf(stderr, "usage: ft_suspect early|idle|any DELAY_MS [BYTES]\n");
     return 2;
   }
-  const int early = strcmp(argv[1], "early") == 0;
+  const int idle = strcmp(argv[1], "idle") == 0;
+  const int early = idle || strcmp(argv[1], "early") == 0;
   const double delay = atof(argv[2]) / 1000.0;
   const long bytes = argc > 3 ? atol(argv[3]) : 4096;
   MPI_Init(&argc, &argv);
@@ -78,6 +83,15 @@ int main(int argc, char **argv) {
 
   double killed = 0;
   if (wrank == 0) {
+    if (idle) {  /* the victim is dead, its connection broken and noticed, before any send */
+      CHECK(read_killtime(5000) > 0, "the victim recorded no kill time");
+      const double t0 = mono();
+      while (mono() - t0 < 0.3) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        usleep(1000);
+      }
+    }
     /* Until a send fails, or the daemon's report would have been long delivered. */
     const double start = mono();
     int rc = MPI_SUCCESS, sends = 0;
