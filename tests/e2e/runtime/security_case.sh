@@ -185,6 +185,37 @@ launcher_killed | launcher_killed_stalled)
         left=$(ls /dev/shm | grep -E "^(ftmpi-ring\.$p\.|$p:)")
         [ -z "$left" ] || fail "rank pid $p left /dev/shm segments: $left"
     done ;;
+launcher_interrupted)
+    # Ctrl-C / SIGTERM to mpirun under a job of MPI processes (runtime.interrupt has PMIx-only
+    # ranks, with no segments): the job ends with 128+signal, and nothing stays: no daemon, no
+    # rank, no /dev/shm segment of a rank, nothing in TMPDIR. Also a second Ctrl-C at once
+    # ("the user really wants out": mpirun leaves without waiting for the job's end).
+    mkdir -m 700 "$T/tmp"
+    export TMPDIR=$T/tmp
+    for sigs in INT TERM INT,INT TERM,INT; do
+        rm -f "$T"/pid.*
+        "$MPIRUN" -n 4 "$BIN/signal_self" sleep >"$T/out" 2>"$T/err" &
+        MP=$!
+        wait_pid_files 4
+        dpid=$(private_daemon_of "$MP")
+        [ -n "$dpid" ] || fail "$sigs: no private daemon under mpirun"
+        sleep 0.2
+        want=
+        for sig in ${sigs//,/ }; do kill -s "$sig" "$MP"; want="$want $((128 + $(kill -l "$sig")))"; done
+        wait "$MP"; RC=$?; MP=
+        # Two signals: whichever mpirun reads last decides (pending signals come lowest first).
+        [[ " $want " == *" $RC "* ]] || fail "$sigs: mpirun exit $RC, expected one of$want"
+        grep -q 'interrupted' "$T/err" || fail "$sigs: no 'interrupted' report"
+        expect_gone "$dpid" "$sigs: the daemon" 50
+        expect_ranks_gone 50
+        for _ in $(seq 50); do [ -z "$(ls -A "$TMPDIR")" ] && break; sleep 0.1; done
+        [ -z "$(ls -A "$TMPDIR")" ] || fail "$sigs: left behind in TMPDIR: $(find "$TMPDIR" | tr '\n' ' ')"
+        for f in "$T"/pid.*; do
+            p=$(cat "$f")
+            left=$(ls /dev/shm | grep -E "^(ftmpi-ring\.$p\.|$p:)")
+            [ -z "$left" ] || fail "$sigs: rank pid $p left /dev/shm segments: $left"
+        done
+    done ;;
 daemon_stuck)  # the private daemon's loop is stuck: mpirun's --timeout ends, mpirun SIGKILLs the
                # daemon (3 s after closing its link) and, outliving it, removes what it left
     export FTMPI_TEST_DAEMON_STALL=1
