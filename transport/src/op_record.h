@@ -33,7 +33,8 @@ struct OpRecord {
   std::uint64_t tag;
   PeerId peer;  // kAnyPeer for wildcard receives/probes
   OpKind kind;
-  bool orphaned;  // already reported to the user; the CQ entry only releases the record
+  bool orphaned;  // already reported to the user; the CQ entry (shm: the FIN of a small
+                  // message staged in bulk pages) only releases the record
   bool cancel_requested;  // cancel() asked for it: a canceled completion is then the user's
   // Large messages (wire.h).
   std::uint8_t stage;       // large send: 0 = announcement not posted yet, 1 = announced,
@@ -43,7 +44,7 @@ struct OpRecord {
   std::uint64_t ignore;     // receive: ignore mask
   std::size_t msg_len;      // receive matched to a large message: its full length
   unsigned char* scratch;   // ... landing buffer when the user's is too short (truncation)
-  std::int32_t bulk_slot = -1;  // large send staged in our bulk slot: freed with the record
+  std::int32_t bulk_slot = -1;  // send staged in our bulk area: its first page, freed with the record
   std::size_t done_bytes;   // streamed payload (stage 2): bytes sent / received so far
 
   static OpRecord* from_context(void* op_context) { return static_cast<OpRecord*>(op_context); }

@@ -140,7 +140,7 @@ bool ShmEndpoint::try_inject(PeerId dst, const void* buf, std::size_t len, std::
   Peer& p = peers_[dst];
   const wire::Header h{tag, p.next_seq};
   if (len <= kInlineMax && p.path == Peer::Path::ring && p.deferred.empty() && !p.failed &&
-      p.writer.push(&h, sizeof h, buf, len)) {
+      p.writer.push(&h, sizeof h, buf, len, nullptr, 0, kSmallReserve)) {
     ++p.next_seq;
     return true;
   }
@@ -154,7 +154,7 @@ Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   // The latency-critical case first: a small message into an open private ring with nothing
   // queued before it is one push, finished when it returns.
   if (len <= kInlineMax && p.path == Peer::Path::ring && p.deferred.empty() && !p.failed &&
-      p.writer.push(&h, sizeof h, buf, len)) {
+      p.writer.push(&h, sizeof h, buf, len, nullptr, 0, kSmallReserve)) {
     ++p.next_seq;
     if (done != nullptr) {
       *done = true;
@@ -173,7 +173,7 @@ Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   const bool behind = !p.deferred.empty() && !flush_deferred(p);
   // Accepted from here on: it takes its number (h carries it already).
   const std::uint32_t seq = p.next_seq++;
-  if (len <= kInlineMax && !behind && push_briefly(p, &h, sizeof h, buf, len)) {
+  auto finished_here = [&] {
     if (done != nullptr) {
       *done = true;
     } else {
@@ -182,6 +182,9 @@ Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
       c.source = dst;
       core_.backlog.push(c);
     }
+  };
+  if (len <= kInlineMax && !behind && push_small(p, &h, sizeof h, buf, len)) {
+    finished_here();
     return Status::ok;
   }
   OpRecord* op = new_op(core_.pool, OpKind::send, dst, context);
@@ -189,12 +192,55 @@ Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   op->len = len;
   op->tag = tag;
   op->seq = seq;
-  // A small one here found no room: it waits, in order, for poll().
-  if (behind || len <= kInlineMax || !post_send(op, /*briefly=*/true)) {
+  if (behind) {
     p.deferred.push_back(op);
     ++deferred_count_;
+    return Status::ok;
+  }
+  if (len > kInlineMax) {
+    if (!post_send(op, /*briefly=*/true)) {
+      p.deferred.push_back(op);
+      ++deferred_count_;
+    }
+    return Status::ok;
+  }
+  // A small one found the ring full (a window of sends its receiver has not drained yet).
+  const SmallOutcome out = post_small(op, /*briefly=*/true);
+  if (out == SmallOutcome::deferred) {
+    p.deferred.push_back(op);
+    ++deferred_count_;
+  } else if (out == SmallOutcome::pushed) {
+    free_op(op);
+    finished_here();
+  } else {  // staged: the user's buffer is free; the FIN only gives the pages back
+    finished_here();
   }
   return Status::ok;
+}
+
+ShmEndpoint::SmallOutcome ShmEndpoint::post_small(OpRecord* op, bool briefly) {
+  Peer& p = peers_[op->peer];
+  const wire::Header h{op->tag, op->seq};
+  if (op->bulk_slot < 0) {
+    if (push_small(p, &h, sizeof h, op->buf, op->len)) return SmallOutcome::pushed;
+    // The ring is full: copy it into our bulk pages and announce it in a 56-byte record, so
+    // that the rest of a window goes out without its receiver running (a full ring used to
+    // make the sender wait for the receiver mid-window: two more hand-overs of the CPUs per
+    // window). Sent eagerly, as the inline message would have been: it completes now, never
+    // waiting for a receive to match it (two ranks sending to each other first must not
+    // deadlock); the FIN only frees the pages.
+    if (!bulk_stage(op)) {
+      return briefly && push_briefly(p, &h, sizeof h, op->buf, op->len) ? SmallOutcome::pushed
+                                                                        : SmallOutcome::deferred;
+    }
+  }
+  const wire::Header rts{op->tag, wire::kRtsBit | wire::kBulkBit | op->seq};
+  const wire::Announce a{op->len, static_cast<std::uint64_t>(op->bulk_slot), pid_, token_};
+  if (!push(p, &rts, sizeof rts, &a, sizeof a)) return SmallOutcome::deferred;  // pages kept
+  op->stage = 1;  // until the receiver's FIN
+  op->orphaned = true;
+  p.pending.push_back(op);
+  return SmallOutcome::staged;
 }
 
 bool ShmEndpoint::post_send(OpRecord* op, bool briefly) {
@@ -202,11 +248,18 @@ bool ShmEndpoint::post_send(OpRecord* op, bool briefly) {
   auto put = [&](const void* a, std::size_t alen, const void* b, std::size_t blen) {
     return briefly ? push_briefly(p, a, alen, b, blen) : push(p, a, alen, b, blen);
   };
-  if (op->len <= kInlineMax) {
-    const wire::Header h{op->tag, op->seq};
-    if (!put(&h, sizeof h, op->buf, op->len)) return false;
-    finish_send(op, Status::ok);
-    return true;
+  if (op->len <= kInlineMax) {  // a deferred small one (send() handles the others)
+    switch (post_small(op, briefly)) {
+      case SmallOutcome::deferred: return false;
+      case SmallOutcome::pushed: finish_send(op, Status::ok); return true;
+      case SmallOutcome::staged: {  // its completion now; the record waits for the FIN
+        Completion c;
+        c.context = op->user_context;
+        c.source = op->peer;
+        core_.backlog.push(c);
+        return true;
+      }
+    }
   }
   // A large message: announce it (in order with the small ones). Up to a bulk slot's size it
   // is staged in one of ours (kept across a deferral); else the receiver reads it with CMA,
@@ -249,10 +302,7 @@ bool ShmEndpoint::flush_deferred(Peer& p) {
 void ShmEndpoint::free_op(OpRecord* op) {
   delete[] op->scratch;
   op->scratch = nullptr;
-  if (op->bulk_slot >= 0) {  // its receiver is done with the slot (FIN), or gone
-    bulk_busy_[static_cast<std::size_t>(op->bulk_slot)] = false;
-    op->bulk_slot = -1;
-  }
+  if (op->bulk_slot >= 0) bulk_release(op);  // its receiver is done with it (FIN), or gone
   core_.pool.put(op);
 }
 
@@ -412,6 +462,10 @@ void ShmEndpoint::fail_peer(PeerId peer) {
     while (OpRecord* op = list->pop_front()) {
       if (list == &p.deferred) --deferred_count_;
       if (op->kind == OpKind::send && op->stage == 2) --streaming_count_;
+      if (op->orphaned) {  // completed already (a staged small message)
+        free_op(op);
+        continue;
+      }
       Completion c;
       c.context = op->user_context;
       c.status = Status::peer_failed;

@@ -97,10 +97,22 @@ class ShmEndpoint final : public LargeMessageChannel {
     return p.path == Peer::Path::ring ? p.writer.push(a, alen, b, blen)
                                       : p.shared.push(token_, a, alen, b, blen);
   }
+  // A small message's record: like push(), but a private ring keeps kSmallReserve bytes free
+  // after it, room for the announcements of the messages that find it full (post_small).
+  static constexpr std::size_t kSmallReserve = 4096;
+  bool push_small(Peer& p, const void* a, std::size_t alen, const void* b, std::size_t blen) {
+    return p.path == Peer::Path::ring ? p.writer.push(a, alen, b, blen, nullptr, 0, kSmallReserve)
+                                      : p.shared.push(token_, a, alen, b, blen);
+  }
   // push(), driving our own rings meanwhile for a little while when the ring is full.
   bool push_briefly(Peer& p, const void* a, std::size_t alen, const void* b, std::size_t blen);
   // Starts (or continues) a send the ring could not take at once; false: no room, keep it.
   bool post_send(OpRecord* op, bool briefly);
+  // A small message into the ring, or, when the ring is full, staged in our bulk pages and
+  // announced (completed at once: op stays in pending, orphaned, until the FIN); deferred
+  // when neither can be done now (bulk pages it got are kept).
+  enum class SmallOutcome : unsigned char { pushed, staged, deferred };
+  SmallOutcome post_small(OpRecord* op, bool briefly);
   void finish_send(OpRecord* op, Status s);  // its completion to the backlog, record freed
   bool flush_deferred(Peer& p);
   void free_op(OpRecord* op);  // gives a bulk slot back with the record
@@ -121,7 +133,9 @@ class ShmEndpoint final : public LargeMessageChannel {
   OpRecord* find_pending(PeerId peer, OpKind kind, std::uint32_t seq, std::uint8_t stage);
 
   // Large messages (shm_large.cpp).
-  bool bulk_stage(OpRecord* op);
+  bool bulk_stage(OpRecord* op);  // copies op's payload into free bulk pages, if any
+  void bulk_release(OpRecord* op);
+  static std::size_t bulk_pages_of(std::size_t len);
   const unsigned char* bulk_payload(const Arrival& a);
   int cma_read_shared(const Arrival& a, void* dst);
   void help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body);
@@ -149,7 +163,9 @@ class ShmEndpoint final : public LargeMessageChannel {
   };
   std::vector<PendingFin> fin_retry_;  // FINs the ring had no room for yet
   std::uint64_t split_generation_ = 0;  // of our last Split offer
-  std::vector<bool> bulk_busy_;         // our bulk slots in use (staged, FIN not yet in)
+  std::vector<bool> bulk_busy_;         // our bulk pages in use (staged, FIN not yet in)
+  std::size_t bulk_used_ = 0;           // ... how many
+  std::size_t bulk_next_ = 0;           // where the next staging looks first
   // Senders' regions mapped to copy bulk payloads out, by token.
   std::unordered_map<std::uint64_t, std::unique_ptr<ring::Region>> bulk_sources_;
   // Failed peers' regions, unmapped on the second poll after the failure (fail_peer).

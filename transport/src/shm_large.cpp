@@ -40,9 +40,10 @@ int cma_copy(Cma how, std::uint64_t pid, void* local, std::uint64_t addr, std::s
   return 0;
 }
 
-// Copies len bytes at remote address addr of process pid into dst; 0 or an errno.
-int cma_read(std::uint64_t pid, void* dst, std::uint64_t addr, std::size_t len) {
-  if (pid == static_cast<std::uint64_t>(getpid())) {
+// Copies len bytes at remote address addr of process pid into dst; 0 or an errno. self: our
+// own pid (cached: getpid() is a system call, one per message here).
+int cma_read(std::uint64_t self, std::uint64_t pid, void* dst, std::uint64_t addr, std::size_t len) {
+  if (pid == self) {
     if (len != 0) std::memcpy(dst, reinterpret_cast<const void*>(addr), len);
     return 0;
   }
@@ -59,11 +60,11 @@ int ShmEndpoint::cma_read_shared(const Arrival& a, void* dst) {
                          pid != pid_ && a.source != kAnyPeer &&
                          connect(a.source) == Status::ok &&
                          peers_[a.source].path == Peer::Path::ring;
-  if (!can_split) return cma_read(pid, dst, addr, a.len);
+  if (!can_split) return cma_read(pid_, pid, dst, addr, a.len);
   // A sender that waits for us to read a large message of its own is reading ours meanwhile
   // (an exchange): it has no core to spare, so offering would only cost a message.
   for (const OpRecord* op = peers_[a.source].pending.head(); op != nullptr; op = op->next) {
-    if (op->kind == OpKind::send && op->stage == 1) return cma_read(pid, dst, addr, a.len);
+    if (op->kind == OpKind::send && op->stage == 1) return cma_read(pid_, pid, dst, addr, a.len);
   }
   std::atomic<std::uint64_t>& word = inbound_->split();
   const std::uint64_t gen = ++split_generation_;
@@ -73,13 +74,13 @@ int ShmEndpoint::cma_read_shared(const Arrival& a, void* dst) {
   const wire::Split offer{gen, reinterpret_cast<std::uintptr_t>(dst), pid_, from, a.len};
   if (!push(peers_[a.source], &h, sizeof h, &offer, sizeof offer)) {
     word.store(ring::split_word(gen, ring::kTaken), std::memory_order_relaxed);
-    return cma_read(pid, dst, addr, a.len);
+    return cma_read(pid_, pid, dst, addr, a.len);
   }
-  const int err = cma_read(pid, out, addr, from);
+  const int err = cma_read(pid_, pid, out, addr, from);
   std::uint64_t expected = ring::split_word(gen, ring::kOffered);
   if (word.compare_exchange_strong(expected, ring::split_word(gen, ring::kTaken),
                                    std::memory_order_acq_rel)) {
-    return err != 0 ? err : cma_read(pid, out + from, addr + from, a.len - from);
+    return err != 0 ? err : cma_read(pid_, pid, out + from, addr + from, a.len - from);
   }
   // The sender took it and is copying now, inside its own poll: wait for the end (it writes
   // into our buffer, so even after an error of our own). A sender that dies meanwhile is
@@ -89,7 +90,7 @@ int ShmEndpoint::cma_read_shared(const Arrival& a, void* dst) {
     const ring::SplitState st = ring::split_state(word.load(std::memory_order_acquire));
     if (st == ring::kDone) return err;
     if (st == ring::kFailed) {  // its write was refused: read that part ourselves
-      return err != 0 ? err : cma_read(pid, out + from, addr + from, a.len - from);
+      return err != 0 ? err : cma_read(pid_, pid, out + from, addr + from, a.len - from);
     }
     if (spins % 256 == 0) {
       sched_yield();
@@ -103,17 +104,40 @@ int ShmEndpoint::cma_read_shared(const Arrival& a, void* dst) {
   }
 }
 
+std::size_t ShmEndpoint::bulk_pages_of(std::size_t len) {
+  return len == 0 ? 1 : (len + ring::kBulkPage - 1) / ring::kBulkPage;
+}
+
 bool ShmEndpoint::bulk_stage(OpRecord* op) {
-  if (op->len > inbound_->bulk_bytes()) return false;
-  bulk_busy_.resize(inbound_->bulk_count());
-  for (std::size_t i = 0; i < bulk_busy_.size(); ++i) {
-    if (bulk_busy_[i]) continue;
-    bulk_busy_[i] = true;
-    op->bulk_slot = static_cast<std::int32_t>(i);
-    std::memcpy(inbound_->bulk_data(i), op->buf, op->len);
-    return true;
+  const std::size_t total = inbound_->bulk_pages();
+  const std::size_t need = bulk_pages_of(op->len);
+  if (op->len > inbound_->bulk_bytes() || bulk_used_ + need > total) return false;
+  bulk_busy_.resize(total);
+  // Next fit: FINs come back about in the order the sends went out, so the pages after the
+  // last staged message are usually the free ones; from the start once if not.
+  for (int pass = 0; pass < 2; ++pass) {
+    std::size_t run = 0;
+    for (std::size_t i = pass == 0 ? bulk_next_ : 0; i < total; ++i) {
+      run = bulk_busy_[i] ? 0 : run + 1;
+      if (run < need) continue;
+      const std::size_t first = i + 1 - need;
+      for (std::size_t j = first; j <= i; ++j) bulk_busy_[j] = true;
+      bulk_used_ += need;
+      bulk_next_ = i + 1 == total ? 0 : i + 1;
+      op->bulk_slot = static_cast<std::int32_t>(first);
+      if (op->len != 0) std::memcpy(inbound_->bulk_page(first), op->buf, op->len);
+      return true;
+    }
   }
   return false;
+}
+
+void ShmEndpoint::bulk_release(OpRecord* op) {
+  const auto first = static_cast<std::size_t>(op->bulk_slot);
+  const std::size_t need = bulk_pages_of(op->len);
+  for (std::size_t j = first; j < first + need && j < bulk_busy_.size(); ++j) bulk_busy_[j] = false;
+  bulk_used_ -= need;
+  op->bulk_slot = -1;
 }
 
 const unsigned char* ShmEndpoint::bulk_payload(const Arrival& a) {
@@ -129,8 +153,13 @@ const unsigned char* ShmEndpoint::bulk_payload(const Arrival& a) {
     r = region.get();
     bulk_sources_.emplace(a.rndv.token, std::move(region));
   }
-  if (r == nullptr || addr >= r->bulk_count() || a.len > r->bulk_bytes()) return nullptr;
-  return r->bulk_data(static_cast<std::size_t>(addr));
+  // addr is the first page; the message must lie inside the area.
+  const std::size_t pages = r == nullptr ? 0 : r->bulk_pages();
+  if (r == nullptr || addr >= pages || a.len > r->bulk_bytes() ||
+      a.len > (pages - addr) * ring::kBulkPage) {
+    return nullptr;
+  }
+  return r->bulk_page(static_cast<std::size_t>(addr));
 }
 
 void ShmEndpoint::help_copy(PeerId peer, std::uint32_t seq, const unsigned char* body) {
@@ -184,6 +213,11 @@ bool ShmEndpoint::on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, C
   }
   OpRecord* op = find_pending(peer, OpKind::send, seq, 1);
   if (op == nullptr) return false;  // purged meanwhile (peer_failed was reported)
+  if (op->orphaned) {  // a small message staged when the ring was full: completed already
+    peers_[peer].pending.remove(op);
+    free_op(op);
+    return false;
+  }
   if (status == wire::kFinNak) {  // the receiver cannot copy it: stream it through the ring
     op->stage = 2;
     op->done_bytes = 0;

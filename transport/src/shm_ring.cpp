@@ -174,7 +174,7 @@ constexpr std::size_t lines(std::size_t n) { return (n + kLineBytes - 1) / kLine
 }  // namespace
 
 bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t blen,
-                  const void* c, std::size_t clen) {
+                  const void* c, std::size_t clen, std::size_t reserve) {
   const std::size_t body = alen + blen + clen;
   const std::size_t record = round_up(kRecordHeader + body, 8);
   const std::uint64_t size = mask_ + 1;
@@ -196,8 +196,8 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
     marker = kWrap;
   }
   const std::size_t used = lead + record;
-  // Room for the record and the next one's header, which is cleared now.
-  const std::size_t need = used + kRecordHeader;
+  // Room for the record and the next one's header, which is cleared now (and the reserve).
+  const std::size_t need = used + kRecordHeader + reserve;
   if (size - (tail_ - head_seen_) < need) {
     head_seen_ = control_->head.load(std::memory_order_acquire);
     if (size - (tail_ - head_seen_) < need) return false;

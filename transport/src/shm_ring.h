@@ -68,10 +68,16 @@ struct alignas(64) RegionHeader {
   alignas(64) std::atomic<std::uint32_t> doorbell;
 };
 
-// Bulk slots (after the rings' bytes): the region owner's staging buffers for large messages
-// it sends. The sender copies a message into a slot it knows to be free and announces it; the
-// receiver, which maps the sender's region, copies it out and answers with a FIN, on which the
-// sender takes the slot back (which slots are busy only the sender needs to know). Two memcpys
+// The bulk area is allocated by pages of this size (slots are a multiple of it).
+constexpr std::size_t kBulkPage = 4096;
+
+// Bulk slots (after the rings' bytes): the region owner's staging area for messages it sends,
+// bulk_count * bulk_bytes bytes handed out by kBulkPage pages: a message of up to bulk_bytes
+// takes the pages it needs (a 64-message window of 32 KiB sends fits in the default 2 MiB,
+// where four whole slots held four messages and the other 60 went by CMA, a system call each).
+// The sender copies a message into pages it knows to be free and announces their first page;
+// the receiver, which maps the sender's region, copies it out and answers with a FIN, on which
+// the sender takes the pages back (which are busy only the sender needs to know). Two memcpys
 // beat one process_vm_readv by far at these sizes (pinning the sender's pages costs more than
 // the copy): a 512 KiB exchange between two processes took 26-33 us against 48-53 us. The
 // slots' pages are reserved when the region is made (posix_fallocate), so a full /dev/shm
@@ -117,6 +123,9 @@ class Region {
   std::size_t bulk_count() const { return header_->bulk_count; }
   std::size_t bulk_bytes() const { return header_->bulk_bytes; }
   unsigned char* bulk_data(std::size_t i) const { return bulk_data_ + i * header_->bulk_bytes; }
+  // The bulk area as pages (kBulkPage): staged messages share it page by page (bulk_stage).
+  std::size_t bulk_pages() const { return bulk_count() * bulk_bytes() / kBulkPage; }
+  unsigned char* bulk_page(std::size_t i) const { return bulk_data_ + i * kBulkPage; }
   unsigned char* data(std::size_t i) const { return data_ + i * header_->ring_bytes; }
   // Claims a free ring for the sender with this token; ring_count() when none is left.
   std::size_t claim(std::uint64_t token);
@@ -169,9 +178,10 @@ class Writer : private RingEnd {
   bool attached() const { return control_ != nullptr; }
   // Largest record this ring takes (a quarter of it, so wrapping always leaves room).
   std::size_t max_record() const { return (mask_ + 1) / 4; }
-  // Appends one record made of a, b then c; false when the ring has no room now.
+  // Appends one record made of a, b then c; false when the ring has no room now, or when it
+  // would leave less than `reserve` bytes free after it.
   bool push(const void* a, std::size_t alen, const void* b, std::size_t blen,
-            const void* c = nullptr, std::size_t clen = 0);
+            const void* c = nullptr, std::size_t clen = 0, std::size_t reserve = 0);
   // The shared ring keeps its tail in the region (SharedWriter, under its lock).
   void set_tail(std::uint64_t tail) { tail_ = tail; }
   std::uint64_t tail() const { return tail_; }

@@ -5,8 +5,8 @@
 // received) or kFinKept (a receive matched it). The sender's operation completes with it:
 //   - a send not on the stream yet (deferred): dropped here, canceled at once;
 //   - a large send waiting for its FIN: the answer (withdrawn), or its FIN, completes it;
-//   - a send finished here (a small message copied into the ring): a withdraw record waits
-//     for the answer and completes with it.
+//   - a send finished here (a small message copied into the ring, or staged in bulk pages
+//     when the ring was full): a withdraw record waits for the answer and completes with it.
 #include <cstring>
 
 #include "shm_endpoint.h"
@@ -65,9 +65,19 @@ void ShmEndpoint::on_withdraw(PeerId peer, std::uint32_t seq) {
 
 bool ShmEndpoint::on_withdraw_answer(PeerId peer, std::uint32_t seq, bool withdrawn,
                                      Completion* c) {
+  OpRecord* staged = find_pending(peer, OpKind::send, seq, 1);
+  if (staged != nullptr && staged->orphaned) {
+    // A small message staged in bulk pages (completed at once, post_small): withdrawn, no
+    // other FIN will come for it, so its pages come back now; kept, its FIN frees them.
+    if (withdrawn) {
+      peers_[peer].pending.remove(staged);
+      free_op(staged);
+    }
+    staged = nullptr;
+  }
   OpRecord* op = find_pending(peer, OpKind::withdraw, seq, 0);
   if (op == nullptr) {
-    op = find_pending(peer, OpKind::send, seq, 1);
+    op = staged;
     // Kept: the receiver matched it and its FIN completes it (or did: op is gone).
     if (op == nullptr || !withdrawn) return false;
   }
