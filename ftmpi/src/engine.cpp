@@ -428,7 +428,9 @@ void Engine::drain_sends() {
   // Receives are over: what others sent us unmatched (a collective cut short by a failure)
   // is released so that their sends, and so their MPI_Finalize, complete.
   endpoint_->discard_unexpected();
-  if (pending_sends_ == 0) return;
+  // Small sends staged in our bulk pages (the ring was full) completed at once, but their
+  // receiver copies them from our memory: they count too.
+  if (pending_sends_ == 0 && !endpoint_->holds_staged_sends()) return;
   // Ours may be such leftovers too, sent to a survivor that has finalized and left since (it
   // released what had reached it, not what came later): nobody will take them. A peer on
   // this machine that has exited is marked gone (checked every 20 ms); a libfabric peer's
@@ -443,7 +445,7 @@ void Engine::drain_sends() {
   const Clock::time_point start = Clock::now();
   Clock::time_point next_check = start + kCheckEvery;
   wait_until([&] {
-    if (pending_sends_ == 0) return true;
+    if (pending_sends_ == 0 && !endpoint_->holds_staged_sends()) return true;
     const Clock::time_point now = Clock::now();
     if (now < next_check) return false;
     next_check = now + kCheckEvery;

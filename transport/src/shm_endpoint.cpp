@@ -342,7 +342,11 @@ std::size_t ShmEndpoint::poll(Completion* out, std::size_t max) {
         if (op->kind == OpKind::send && op->stage == 2 && stream_send(op)) {
           p.pending.remove(op);
           --streaming_count_;
-          finish_send(op, Status::ok);
+          if (op->orphaned) {
+            free_op(op);  // a staged small message, completed already
+          } else {
+            finish_send(op, Status::ok);
+          }
         }
         op = next;
       }

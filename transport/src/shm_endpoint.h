@@ -58,6 +58,8 @@ class ShmEndpoint final : public LargeMessageChannel {
   void abandon_streamed_recv(void* context);
   // Sends to peer are outstanding and its process no longer exists (Endpoint::release_departed_peers).
   bool departed_with_sends(PeerId peer) const;
+  // Endpoint::holds_staged_sends: bulk pages still staged (their FIN not in yet).
+  bool holds_staged_sends() const { return bulk_used_ != 0; }
   // Endpoint::arm_wakeup/wait_for_wakeup/wake on our region's doorbell (shm_ring.h).
   void arm_wakeup() { ring::arm(inbound_->doorbell()); }
   void wait_for_wakeup(int timeout_ms) { ring::wait(inbound_->doorbell(), timeout_ms); }

@@ -213,12 +213,10 @@ bool ShmEndpoint::on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, C
   }
   OpRecord* op = find_pending(peer, OpKind::send, seq, 1);
   if (op == nullptr) return false;  // purged meanwhile (peer_failed was reported)
-  if (op->orphaned) {  // a small message staged when the ring was full: completed already
-    peers_[peer].pending.remove(op);
-    free_op(op);
-    return false;
-  }
   if (status == wire::kFinNak) {  // the receiver cannot copy it: stream it through the ring
+    // A small message staged when the ring was full completed already: the user may have
+    // reused its buffer, so it is streamed from the pages.
+    if (op->orphaned) op->buf = inbound_->bulk_page(static_cast<std::size_t>(op->bulk_slot));
     op->stage = 2;
     op->done_bytes = 0;
     if (!stream_send(op)) {
@@ -227,6 +225,10 @@ bool ShmEndpoint::on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, C
     }
   }
   peers_[peer].pending.remove(op);
+  if (op->orphaned) {  // completed already: only its pages come back
+    free_op(op);
+    return false;
+  }
   *c = Completion{};
   c->context = op->user_context;
   c->source = peer;

@@ -213,6 +213,10 @@ Status Transport::cancel_send(PeerId dst, std::uint32_t message, void* context, 
   return Status::ok;
 }
 
+bool Transport::holds_staged_sends() const {
+  return shm_ != nullptr && shm_->holds_staged_sends();
+}
+
 std::size_t Transport::release_departed_peers() {
   if (shm_ == nullptr) return 0;
   std::size_t gone = 0;

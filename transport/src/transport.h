@@ -77,6 +77,7 @@ class Transport final : public Endpoint {
   std::uint32_t processes_on_this_machine() const override;
   void discard_unexpected() override { core_.matcher.discard_unexpected(); }
   std::size_t release_departed_peers() override;
+  bool holds_staged_sends() const override;
   void arm_wakeup() override {
     if (shm_ != nullptr) shm_->arm_wakeup();
   }

@@ -10,6 +10,9 @@
  *       MPI_Isend of 2 KiB (more than a 64 KiB ring holds) must complete (MPI_Waitall) at
  *       once: small messages are sent eagerly even when the ring is full (they used to wait
  *       until the receiver drained its ring).
+ *   window_mixed exit  the same window, then rank 0 finalizes and exits while rank 1 still
+ *       sleeps: the staged messages wait in rank 0's memory, so its MPI_Finalize waits for
+ *       them to be taken; rank 1 receives all 64 intact afterwards.
  *   window_mixed kill  (SHRINK, 3+ ranks) the last rank dies in the middle of its third
  *       window with rank 0 (its sends and receives posted); rank 0's MPI_Waitall must fail
  *       (MPI_ERR_IN_STATUS, failed requests MPI_ERR_OTHER), never hang; the others see the
@@ -136,6 +139,30 @@ static int run_eager(int rank) {
   return total;
 }
 
+static int run_exit(int rank) {
+  enum { N = 64, BYTES = 2048 };
+  static unsigned char buf[N][BYTES];
+  int bad = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Request rq[N];
+    for (int j = 0; j < N; j++) {
+      memset(buf[j], j + 1, BYTES);
+      MPI_Isend(buf[j], BYTES, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, &rq[j]);
+    }
+    MPI_Waitall(N, rq, MPI_STATUSES_IGNORE);
+    memset(buf, 0, sizeof buf);  /* the buffers are ours again */
+  } else if (rank == 1) {
+    sleep(2);
+    for (int j = 0; j < N; j++) {
+      MPI_Recv(buf[j], BYTES, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (int i = 0; i < BYTES; i++) if (buf[j][i] != (unsigned char)(j + 1)) { bad++; break; }
+    }
+    printf(bad == 0 ? "window_mixed: OK exit\n" : "window_mixed: FAILED exit (%d bad)\n", bad);
+  }
+  return bad;
+}
+
 static int run_kill(int rank, int size) {
   unsigned char *in[W], *out[W];
   alloc_window(in, out, 2);  /* the third window's buffers (round 2) */
@@ -196,6 +223,8 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "mixed";
   if (strcmp(mode, "eager") == 0 && size >= 2) {
     bad = run_eager(rank);
+  } else if (strcmp(mode, "exit") == 0 && size >= 2) {
+    bad = run_exit(rank);
   } else if (strcmp(mode, "kill") == 0 && size >= 3) {
     bad = run_kill(rank, size);
   } else {

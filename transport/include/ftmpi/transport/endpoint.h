@@ -144,6 +144,10 @@ class Endpoint {
   // complete with peer_failed. Only peers with sends outstanding are looked at. Returns how
   // many were found gone. (A libfabric peer's exit closes its connection instead.)
   virtual std::size_t release_departed_peers() { return 0; }
+  // Sends reported complete whose bytes still wait in this process's memory for their
+  // receiver (shm: small messages staged in bulk pages when the ring was full): MPI_Finalize
+  // waits for them too, or the receiver would find the region gone.
+  virtual bool holds_staged_sends() const { return false; }
 
   // Waiting for messages without polling (the library's asynchronous progress thread).
   // arm_wakeup(), by the thread driving the endpoint, asks the next message that arrives to
