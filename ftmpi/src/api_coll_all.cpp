@@ -83,6 +83,9 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   std::size_t rbytes = 0;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   CHECK(check_equal_blocks("MPI_Allgather", sendbuf, sendcount, sendtype, &st, recvbuf, recvcount, recvtype, &rt, &rbytes));
+  if (!in_place) {
+    CHECK(check_not_own_block(sendbuf, recvbuf, MPI_Aint{c->rank} * recvcount * rt->extent, rbytes));
+  }
   // Every member ends with every member's block (rbytes > 0): the outcome may settle. With
   // BLANK gaps the gap slots are not the algorithm's, so such a view does not settle.
   const bool from_everyone =
@@ -122,7 +125,10 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &rt, &unused));
   VBuffer out;
   CHECK(v_buffer(c, "recvbuf", recvbuf, recvcounts, displs, *rt, &out));
-  if (!in_place) CHECK(check_distinct(sendbuf, recvbuf, sbytes));
+  if (!in_place) {
+    CHECK(check_distinct(sendbuf, recvbuf, sbytes));
+    CHECK(check_not_own_block(sendbuf, recvbuf, MPI_Aint{displs[c->rank]} * rt->extent, sbytes));
+  }
   Stage in;
   if (!in_place) {
     in.setup(sendbuf, static_cast<std::size_t>(sendcount), *st, Form::packed(*st));

@@ -177,12 +177,19 @@ int MPI_Op_commutative(MPI_Op op, int* commute) {
 // staging for derived types) the collectives use.
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype type, MPI_Op op) {
   if (Err e = check_initialized("MPI_Reduce_local"); e != Err::ok) return raise_world(e);
+  // Neither buffer may be MPI_IN_PLACE (there is no other buffer for it to stand for), and
+  // they may not be one buffer (MPI-3.1 5.9.7; MPICH's errors/coll/reduce_local).
+  if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) {
+    return raise_world(fail(Err::buffer, "MPI_Reduce_local: %s is MPI_IN_PLACE",
+                            inbuf == MPI_IN_PLACE ? "inbuf" : "inoutbuf"));
+  }
   const Datatype* t = nullptr;
   std::size_t bytes = 0;
   if (Err e = bytes_of("inbuf", inbuf, count, type, &t, &bytes); e != Err::ok) return raise_world(e);
   if (Err e = bytes_of("inoutbuf", inoutbuf, count, type, &t, &bytes); e != Err::ok) {
     return raise_world(e);
   }
+  if (Err e = check_distinct(inbuf, inoutbuf, bytes); e != Err::ok) return raise_world(e);
   coll::Reduction r;
   Form form;
   if (Err e = reduction_for(op, type, count, *t, &r, &form); e != Err::ok) return raise_world(e);

@@ -121,6 +121,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     CHECK(bytes_of("recvbuf", recvbuf, recvcount, recvtype, &rt, &rbytes));
     if (!in_place && rbytes != sbytes) return gather_refused(c, call.view(), p2p, sendbuf, sendcount, *st, root);
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
+    if (!in_place) CHECK(check_not_own_block(sendbuf, recvbuf, MPI_Aint{root} * recvcount * rt->extent, rbytes));
   } else {
     rbytes = sbytes;
   }
@@ -159,6 +160,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     CHECK(bytes_of("recvbuf", recvbuf, 0, recvtype, &rt, &unused));
     CHECK(v_buffer(c, "recvbuf", recvbuf, recvcounts, displs, *rt, &out));
     CHECK(check_distinct(sendbuf, recvbuf, total_of(out.counts)));
+    if (!in_place) CHECK(check_not_own_block(sendbuf, recvbuf, MPI_Aint{displs[root]} * rt->extent, sbytes));
     if (in_place) out.load_block(root);  // the algorithm reads my block from its place
   }
   Stage in;
@@ -188,6 +190,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
       return refuse(c, fail(Err::truncate, "MPI_Scatter: send and receive sizes differ"));
     }
     CHECK(check_distinct(sendbuf, recvbuf, sbytes));
+    if (!in_place) CHECK(check_not_own_block(recvbuf, sendbuf, MPI_Aint{root} * sendcount * st->extent, sbytes));
   } else {
     sbytes = rbytes;
   }
@@ -223,6 +226,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     CHECK(bytes_of("sendbuf", sendbuf, 0, sendtype, &st, &unused));
     CHECK(v_buffer(c, "sendbuf", sendbuf, sendcounts, displs, *st, &in));
     CHECK(check_distinct(sendbuf, recvbuf, rbytes));
+    if (!in_place) CHECK(check_not_own_block(recvbuf, sendbuf, MPI_Aint{displs[root]} * st->extent, rbytes));
     in.load_all(c->size());
   }
   Stage out;

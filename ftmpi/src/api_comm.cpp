@@ -31,7 +31,18 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   (void)lib().comms.lookup(*newcomm, &child);
   child->topology = c->topology;  // MPI-1.3 6.2: a duplicate keeps the topology
   child->hints = c->hints;        // and MPI-3.1 6.4.2: its info hints
-  return raise(c, lib().attrs.copy_all(c, child));
+  int user_code = MPI_SUCCESS;
+  if (Err e = lib().attrs.copy_all(c, child, &user_code); e != Err::ok) {
+    // MPI-3.1 6.7.2: a copy callback's failure fails the dup. The duplicate goes (with the
+    // attributes copied so far, through their delete callbacks) and the caller gets the
+    // callback's own code, so an application's error class comes back to it (MPICH does the
+    // same; its errors/comm/userdup checks it).
+    (void)lib().attrs.delete_all(child);
+    (void)lib().construct.free(child);
+    *newcomm = MPI_COMM_NULL;
+    return raise_code(c, callback_error_code(e, user_code));
+  }
+  return MPI_SUCCESS;
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {

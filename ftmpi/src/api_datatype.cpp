@@ -286,11 +286,12 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (int rc = publish(build_dup(*old), {MPI_COMBINER_DUP, {}, {}}, {old}, newtype); rc != MPI_SUCCESS) return rc;
   // MPI-3.1 6.7.4: the attributes follow their copy callbacks. If one fails, no new type
   // (MPICH's attr/attrerrtype wants MPI_DATATYPE_NULL back); those copied are deleted.
-  if (Err e = lib().attrs.type_copy_all(oldtype, *newtype); e != Err::ok) {
+  int user_code = MPI_SUCCESS;
+  if (Err e = lib().attrs.type_copy_all(oldtype, *newtype, &user_code); e != Err::ok) {
     (void)lib().attrs.type_delete_all(*newtype);
     (void)types().free(*newtype);
     *newtype = MPI_DATATYPE_NULL;
-    return raise_world(e);
+    return raise_code(nullptr, callback_error_code(e, user_code));
   }
   return MPI_SUCCESS;
 }

@@ -92,11 +92,11 @@ Err Attributes::type_get(MPI_Datatype t, int keyval, void** value, int* flag) {
   return get_from(AttrKind::type, it != type_attrs_.end() ? it->second : kNone, keyval, value, flag);
 }
 
-Err Attributes::type_copy_all(MPI_Datatype from, MPI_Datatype to) {
+Err Attributes::type_copy_all(MPI_Datatype from, MPI_Datatype to, int* user_code) {
   auto it = type_attrs_.find(from);
   if (it == type_attrs_.end() || it->second.empty()) return Err::ok;
   const AttributeMap parent = it->second;  // type_attrs_[to] may move the map
-  return copy_map(AttrKind::type, from, parent, type_attrs_[to]);
+  return copy_map(AttrKind::type, from, parent, type_attrs_[to], user_code);
 }
 
 Err Attributes::type_delete_all(MPI_Datatype t) {
@@ -153,7 +153,8 @@ Err Attributes::remove_from(AttrKind kind, int handle, AttributeMap& map, int ke
   return Err::ok;
 }
 
-Err Attributes::copy_map(AttrKind kind, int handle, const AttributeMap& from, AttributeMap& to) {
+Err Attributes::copy_map(AttrKind kind, int handle, const AttributeMap& from, AttributeMap& to,
+                          int* user_code) {
   for (const auto& [keyval, attr] : from) {
     const Keyval& k = keyvals_[static_cast<std::size_t>(keyval - kFirstUser)];
     if (k.copy == nullptr) continue;
@@ -161,6 +162,7 @@ Err Attributes::copy_map(AttrKind kind, int handle, const AttributeMap& from, At
     int flag = 0;
     int rc = k.copy(handle, keyval, k.extra, attr.value, &out, &flag);
     if (rc != MPI_SUCCESS) {
+      *user_code = rc;
       return fail(Err::other, "copy callback of %s keyval %d returned %d", kind_name(kind), keyval, rc);
     }
     if (flag) {

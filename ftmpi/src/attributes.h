@@ -36,8 +36,10 @@ class Attributes {
   Err get(Comm* c, int keyval, void** value, int* flag, int universe_size);
   Err remove(Comm* c, int keyval) { return remove_from(AttrKind::comm, c->handle, c->attributes, keyval); }
   // MPI_Comm_dup: runs every copy callback from parent into child.
-  Err copy_all(Comm* parent, Comm* child) {
-    return copy_map(AttrKind::comm, parent->handle, parent->attributes, child->attributes);
+  // A copy callback's error stops the copy; its return value (an error class or code, maybe
+  // one the application added) goes to *user_code for the caller to return as it is.
+  Err copy_all(Comm* parent, Comm* child, int* user_code) {
+    return copy_map(AttrKind::comm, parent->handle, parent->attributes, child->attributes, user_code);
   }
   // MPI_Comm_free, and MPI_Finalize on MPI_COMM_SELF: runs every delete callback, the last
   // attribute set first. Each attribute is detached before its callback runs, so a callback
@@ -53,7 +55,7 @@ class Attributes {
     return remove_from(AttrKind::type, t, type_attrs_[t], keyval);
   }
   // MPI_Type_dup: copy callbacks from `from` into the new type `to`.
-  Err type_copy_all(MPI_Datatype from, MPI_Datatype to);
+  Err type_copy_all(MPI_Datatype from, MPI_Datatype to, int* user_code);
   // MPI_Type_free (before the handle goes): every delete callback, the last set first.
   Err type_delete_all(MPI_Datatype t);
 
@@ -73,7 +75,7 @@ class Attributes {
   Err set_on(AttrKind kind, int handle, AttributeMap& map, int keyval, void* value);
   Err get_from(AttrKind kind, const AttributeMap& map, int keyval, void** value, int* flag);
   Err remove_from(AttrKind kind, int handle, AttributeMap& map, int keyval);
-  Err copy_map(AttrKind kind, int handle, const AttributeMap& from, AttributeMap& to);
+  Err copy_map(AttrKind kind, int handle, const AttributeMap& from, AttributeMap& to, int* user_code);
   Err delete_map(AttrKind kind, int handle, AttributeMap& map);
 
   std::vector<Keyval> keyvals_;

@@ -112,6 +112,20 @@ inline Err check_distinct(const void* sendbuf, const void* recvbuf, std::size_t 
   return Err::ok;
 }
 
+// The same for a block of a gather/scatter-like buffer: `mine` (this process's contribution or
+// its receive buffer) must not be this process's own block of `whole` (at `offset` bytes),
+// which is what MPI_IN_PLACE is for. MPICH checks exactly this; without the check such a call
+// went ahead at the members whose block it is and waited for one that had refused (MPICH's
+// errors/coll/noalias2 hung).
+inline Err check_not_own_block(const void* mine, const void* whole, MPI_Aint offset,
+                               std::size_t bytes) {
+  if (bytes > 0 && mine == static_cast<const char*>(whole) + offset) {
+    return fail(Err::buffer, "the buffer (%p) is this process's own block of the other buffer; "
+                "use MPI_IN_PLACE", mine);
+  }
+  return Err::ok;
+}
+
 // A v-variant's buffer: it must exist if anything moves (NULL is MPI_BOTTOM for a staged
 // derived type, as in bytes_of).
 Err check_v_buffer(const char* what, const void* buf, const Datatype& t,

@@ -251,4 +251,10 @@ bool error_text(int code, char* out, int* len) {
   return true;
 }
 
+int callback_error_code(Err e, int rc) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  return rc != MPI_SUCCESS && error_text(rc, text, &len) ? rc : to_code(e);
+}
+
 }  // namespace ftmpi

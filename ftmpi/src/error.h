@@ -60,6 +60,11 @@ Err fail_report(Err e, const char* fmt, ...) __attribute__((format(printf, 2, 3)
 // Codes above the class range carry their detail: MPI_Error_string shows it.
 int to_code(Err e);
 int error_class_of(int code);
+// What a call returns when a user callback it ran (an attribute copy) failed with `rc`: rc
+// itself when MPI_Error_class knows it (an application's own class or code included, so the
+// application gets back what it returned, as MPICH does: its errors/comm/userdup checks), else
+// the library's code for `e`.
+int callback_error_code(Err e, int rc);
 // Writes the text for a code; returns false for a code that is not ours.
 bool error_text(int code, char* out, int* len);
 
