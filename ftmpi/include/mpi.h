@@ -780,5 +780,7 @@ int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 /* ULFM's MPIX_ names come with mpi.h too, as in MPICH (whose ULFM programs include only mpi.h);
  * Open MPI's programs include mpi-ext.h for them, which works as well (SPEC 4.8). */
 #include <mpi-ext.h>
+/* The profiling names, PMPI_Send for MPI_Send and so on (MPI-3.1 14.2; generated). */
+#include <ftmpi_pmpi.h>
 
 #endif /* FTMPI_MPI_H */
