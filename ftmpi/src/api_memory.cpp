@@ -4,6 +4,7 @@
 // accepted and ignored. What it adds over malloc: a request that cannot be met is
 // MPI_ERR_NO_MEM through MPI_COMM_WORLD's handler (never a crash), and MPI_Free_mem refuses a
 // pointer it did not hand out (MPI_ERR_ARG) instead of passing it to free().
+#include <unistd.h>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +37,12 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   if (info != MPI_INFO_NULL) {
     const Info* i = nullptr;
     if (Err e = infos().lookup(info, &i); e != Err::ok) return raise_world(e);
+  }
+  // More than the machine has cannot be served: refused before the allocator is asked (a
+  // sanitizer's allocator aborts on such a request instead of failing it).
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && size / page > pages) {
+    return raise_world(fail(Err::no_mem, "MPI_Alloc_mem: %ld bytes is more than this machine's memory", size));
   }
   // size 0 still gets a block of its own: the program frees what it was given.
   const std::size_t bytes = static_cast<std::size_t>(size);
