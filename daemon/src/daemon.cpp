@@ -170,6 +170,10 @@ int Daemon::run() {
 void Daemon::on_signals() {
     for (int sig : signals_.read_pending()) {
         if (sig == SIGCHLD) {
+            // What a rank said before it exited is judged before its exit: its `finalized`
+            // record (monitor socket) and PMIx's finalize upcall, both already queued.
+            if (monitor_) monitor_->drain();
+            for (Upcall& u : upcalls_.drain()) jobs_->handle_upcall(u);
             jobs_->reap_children();
         } else if (sig == SIGHUP) {
             FTMPID_INFO("SIGHUP ignored");

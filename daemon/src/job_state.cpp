@@ -55,11 +55,16 @@ void JobSupervisor::handle_report(const std::uint8_t* data, std::size_t n, pid_t
         FTMPID_DEBUG("dropping communicator report for unknown job/rank %s/%u", rep.jobid.c_str(), rep.reporter);
         return;
     }
-    const RankProc& who = job->ranks[rep.reporter];
+    RankProc& who = job->ranks[rep.reporter];
     if (who.pid <= 0 || (sender != who.pid && getpgid(sender) != who.pid)) {
         FTMPID_WARN("dropping communicator report for %s rank %u from pid %d: not that rank", rep.jobid.c_str(),
                     rep.reporter, static_cast<int>(sender));
         return;
+    }
+    if (rep.kind == proto::ReportKind::finalized) {
+        // The rank itself, not a process it forked: only the rank calls MPI_Finalize.
+        if (sender == who.pid && !who.exited) who.finalized = true;
+        return;  // a fact about this host's process: nothing for the tools, nothing to relay
     }
     // A remote daemon passes it on: the tools run on mpirun's host (host_table.h).
     if (forward_reports_ && job->slice) {
@@ -95,6 +100,7 @@ void JobSupervisor::relay_report(std::uint64_t client, const proto::CommReportRe
 void JobSupervisor::apply_report(Job& job_ref, proto::CommReport rep) {
     Job* job = &job_ref;
     const auto key = std::make_pair(rep.comm.key_context, rep.comm.leader);
+    if (rep.kind == proto::ReportKind::finalized) return;  // handled where it arrives, never relayed
     if (rep.kind == proto::ReportKind::freed) {
         auto it = job->comms.find(key);
         if (it == job->comms.end()) return;

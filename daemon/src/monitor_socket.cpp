@@ -55,9 +55,16 @@ Status MonitorSocket::open(const std::string& path, std::string& why) {
     return Status::ok;
 }
 
-void MonitorSocket::on_readable() {
+void MonitorSocket::drain() {
+    if (fd_ < 0) return;
+    while (receive(256) == 256) {
+    }
+}
+
+int MonitorSocket::receive(int budget) {
     static std::vector<std::uint8_t> buf(1u << 20);  // loop thread only
-    for (int budget = 0; budget < 256; ++budget) {
+    int taken = 0;
+    for (; taken < budget; ++taken) {
         iovec iov{buf.data(), buf.size()};
         alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
         msghdr msg{};
@@ -67,8 +74,11 @@ void MonitorSocket::on_readable() {
         msg.msg_controllen = sizeof control;
         ssize_t n = recvmsg(fd_, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0) {
-            if (errno == EINTR) continue;
-            return;  // EAGAIN
+            if (errno == EINTR) {
+                --taken;
+                continue;
+            }
+            return taken;  // EAGAIN
         }
         pid_t sender = 0;
         bool same_user = false;
@@ -87,6 +97,7 @@ void MonitorSocket::on_readable() {
         }
         if (handler_) handler_(buf.data(), static_cast<std::size_t>(n), sender);
     }
+    return taken;
 }
 
 }  // namespace ftmpi::daemon

@@ -21,9 +21,13 @@ public:
     ~MonitorSocket();
     Status open(const std::string& path, std::string& why);
     const std::string& path() const noexcept { return path_; }
+    // Hands every datagram already queued to the handler. Called before children are reaped: a
+    // rank's last record (it is finalizing) must be read before its exit is judged.
+    void drain();
 
 private:
-    void on_readable();
+    void on_readable() { (void)receive(256); }  // a budget, so one busy job cannot starve the loop
+    int receive(int budget);  // how many datagrams were taken off the queue
     EventLoop& loop_;
     Handler handler_;
     std::string path_;

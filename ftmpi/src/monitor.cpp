@@ -55,6 +55,10 @@ std::vector<std::uint8_t> Monitor::encode_update(const std::string& jobid, std::
   return proto::encode_report(rep);
 }
 
+std::vector<std::uint8_t> Monitor::encode_finalized(const std::string& jobid, std::uint32_t reporter) {
+  return proto::encode_report(report_header(proto::ReportKind::finalized, jobid, reporter, 0, 0));
+}
+
 std::vector<std::uint8_t> Monitor::encode_freed(const std::string& jobid, std::uint32_t reporter,
                                                 std::uint32_t key_context, std::uint32_t leader) {
   return proto::encode_report(report_header(proto::ReportKind::freed, jobid, reporter, key_context, leader));
@@ -148,7 +152,9 @@ void Monitor::comm_freed(const Comm& c) {
 }
 
 void Monitor::finalize() {
-  if (state_ != State::on) return;
+  if (!ready()) return;
+  // Queued last, so it is the rank's last word: after it the daemon counts an exit as normal.
+  pending_.emplace(Key{~0u, ~0u}, encode_finalized(jobid_, rank_));
   for (int i = 0; i < 50 && !pending_.empty() && state_ == State::on; ++i) {
     retry_pending();
     if (pending_.empty()) break;

@@ -27,7 +27,8 @@ class Monitor {
   void comm_changed(const Comm& c);
   // Before the communicator is destroyed.
   void comm_freed(const Comm& c);
-  // MPI_Finalize: last retry of anything still queued (at most ~50 ms), then close.
+  // MPI_Finalize: last retry of anything still queued, then the `finalized` record that tells
+  // the daemon this rank exits normally (at most ~50 ms in all), then close.
   void finalize();
 
   bool enabled() const { return state_ == State::on; }
@@ -37,6 +38,7 @@ class Monitor {
   static std::vector<std::uint8_t> encode_update(const std::string& jobid, std::uint32_t reporter,
                                                  std::uint32_t key_context, std::uint32_t leader,
                                                  const Comm& c);
+  static std::vector<std::uint8_t> encode_finalized(const std::string& jobid, std::uint32_t reporter);
   static std::vector<std::uint8_t> encode_freed(const std::string& jobid, std::uint32_t reporter,
                                                 std::uint32_t key_context, std::uint32_t leader);
 

@@ -216,6 +216,27 @@ launcher_interrupted)
             [ -z "$left" ] || fail "$sigs: rank pid $p left /dev/shm segments: $left"
         done
     done ;;
+finalize_daemon_stalled)  # the daemon is stopped while 3 ranks finalize: PMIx's client stops waiting
+                          # for the server's answer after 2 s and exits; the job still succeeds
+                          # (each rank's `finalized` record is read before its exit is judged)
+    for round in 1 2; do
+        rm -f "$T"/pid.* "$T/go"
+        "$MPIRUN" -n 3 "$BIN/signal_self" gate >"$T/out" 2>"$T/err" &
+        MP=$!
+        wait_pid_files 3
+        dpid=$(private_daemon_of "$MP")
+        [ -n "$dpid" ] || fail "round $round: no private daemon found"
+        kill -STOP "$dpid"
+        touch "$T/go"
+        sleep 3.5
+        kill -CONT "$dpid"
+        wait "$MP"
+        RC=$?
+        MP=
+        [ "$RC" -eq 0 ] || fail "round $round: mpirun exit $RC, expected 0"
+        grep -q "without calling MPI_Finalize" "$T/err" && fail "round $round: a finalized rank was reported as failed"
+        expect_ranks_gone 20
+    done ;;
 daemon_stuck)  # the private daemon's loop is stuck: mpirun's --timeout ends, mpirun SIGKILLs the
                # daemon (3 s after closing its link) and, outliving it, removes what it left
     export FTMPI_TEST_DAEMON_STALL=1

@@ -93,11 +93,16 @@ struct Frame;
 ProtoStatus decode(const Frame& f, Snapshot& out);
 
 // A rank's report, sent as one Unix datagram (no frame header):
-//   u32 magic 'FTMR' | u8 version 1 | u8 kind (1 update, 2 freed) | str jobid | u32 world rank
+//   u32 magic 'FTMR' | u8 version 1 | u8 kind (1 update, 2 freed, 3 finalized) | str jobid | u32 world rank
 //   | u32 key_context | u32 leader | [update: u32 context | str name | u8 state | u8 comm_mode | u8 msg_mode
 //   | u32 size | size x (u32 world rank, u8 proc state)]
 inline constexpr std::uint32_t kReportMagic = 0x524D5446u;  // "FTMR"
-enum class ReportKind : std::uint8_t { update = 1, freed = 2 };
+// `finalized`: the rank is inside MPI_Finalize and will exit normally (key fields 0). PMIx's own
+// finalize message can be lost: the client gives up waiting for the server's answer after 2 s
+// and exits, so on a starved machine the daemon could reap the rank before hearing of it and
+// report a failure. This datagram is written by the rank itself before it exits, and the daemon
+// reads its socket before reaping (Daemon::on_signals), so it is never late.
+enum class ReportKind : std::uint8_t { update = 1, freed = 2, finalized = 3 };
 struct CommReport {
     ReportKind kind = ReportKind::update;
     std::string jobid;
