@@ -1,6 +1,7 @@
 /* collbench.c — collective latency: barrier; bcast 8 B and 1 MiB; reduce 8 B; allreduce 8 B
  * and 1 MiB (MPI_DOUBLE, MPI_SUM); allgather 8 B per rank; alltoall 8 B and 1 KiB per peer.
- * Root 0 where there is one.
+ * Root 0 where there is one. alltoallv (uniform counts, 1 KiB per peer) runs only when -c
+ * names it.
  * Nonblocking cases, run only when -c names them (tests/bench/nbc_bench.sh): ibarrier, and
  * ibcast, ireduce, iallreduce, iallgather (per rank), ialltoall (per peer) at 8 B and 64 KiB,
  * each I<call> followed at once by MPI_Wait (MPI-3: every implementation compared has them).
@@ -14,7 +15,9 @@
  *   mpirun -n N ./collbench [-r reps] [-t seconds_per_rep] [-c cases]
  *
  * -c runs only the listed cases: comma-separated names, each optionally with :bytes
- * ("alltoall:8,barrier"); without it every case runs.
+ * ("alltoall:8,barrier"); without it every case runs. A blocking case named with a size the
+ * table does not have runs at that size ("alltoall:64,alltoall:65536,allgather:1024": a
+ * sweep of sizes without a case for each), up to what the buffers hold.
  */
 #include "bench_util.h"
 
@@ -24,21 +27,32 @@
 
 #define NBC_BIG (64 << 10)
 
-typedef enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL } op_kind;
+typedef enum {
+    OP_BARRIER,
+    OP_BCAST,
+    OP_REDUCE,
+    OP_ALLREDUCE,
+    OP_ALLGATHER,
+    OP_ALLTOALL,
+    OP_ALLTOALLV
+} op_kind;
 
 typedef struct {
     const char *name;
     op_kind kind;
     long bytes; /* per operation (allgather: per rank, alltoall: per peer) */
-    int nb;     /* I<call> + MPI_Wait; only when -c names it */
+    int nb;     /* 1: I<call> + MPI_Wait, 2: blocking; either only when -c names it */
 } bench_case;
+
+#define NB_FORM 1
+#define NAMED_ONLY 2
 
 static const bench_case cases[] = {
     {"barrier", OP_BARRIER, 0, 0},       {"bcast", OP_BCAST, 8, 0},
     {"bcast", OP_BCAST, BIG, 0},         {"reduce", OP_REDUCE, 8, 0},
     {"allreduce", OP_ALLREDUCE, 8, 0},   {"allreduce", OP_ALLREDUCE, BIG, 0},
     {"allgather", OP_ALLGATHER, 8, 0},   {"alltoall", OP_ALLTOALL, 8, 0},
-    {"alltoall", OP_ALLTOALL, A2A_BLOCK, 0},
+    {"alltoall", OP_ALLTOALL, A2A_BLOCK, 0}, {"alltoallv", OP_ALLTOALLV, A2A_BLOCK, NAMED_ONLY},
     {"ibarrier", OP_BARRIER, 0, 1},          {"ibcast", OP_BCAST, 8, 1},
     {"ireduce", OP_REDUCE, 8, 1},            {"iallreduce", OP_ALLREDUCE, 8, 1},
     {"iallgather", OP_ALLGATHER, 8, 1},      {"ialltoall", OP_ALLTOALL, 8, 1},
@@ -49,6 +63,8 @@ static const bench_case cases[] = {
 
 static int rank, np;
 static unsigned char *sbuf, *rbuf; /* big enough for every case */
+static long buf_bytes;             /* their size */
+static int *v_counts, *v_displs;   /* alltoallv: np uniform blocks */
 
 /* The nonblocking form of c, then MPI_Wait on it. */
 static void run_nb(const bench_case *c)
@@ -73,6 +89,7 @@ static void run_nb(const bench_case *c)
                        MPI_COMM_WORLD, &q);
         break;
     case OP_ALLTOALL:
+    case OP_ALLTOALLV: /* never nonblocking (no such case) */
         MPI_Ialltoall(sbuf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
                       MPI_COMM_WORLD, &q);
         break;
@@ -82,7 +99,7 @@ static void run_nb(const bench_case *c)
 
 static void run_op(const bench_case *c)
 {
-    if (c->nb) {
+    if (c->nb == NB_FORM) {
         run_nb(c);
         return;
     }
@@ -108,6 +125,14 @@ static void run_op(const bench_case *c)
     case OP_ALLTOALL:
         MPI_Alltoall(sbuf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
                      MPI_COMM_WORLD);
+        break;
+    case OP_ALLTOALLV:
+        for (int p = 0; p < np; p++) {
+            v_counts[p] = (int)c->bytes;
+            v_displs[p] = p * (int)c->bytes;
+        }
+        MPI_Alltoallv(sbuf, v_counts, v_displs, MPI_BYTE, rbuf, v_counts, v_displs, MPI_BYTE,
+                      MPI_COMM_WORLD);
         break;
     }
 }
@@ -179,6 +204,7 @@ static void verify(const bench_case *c)
                 ok = rbuf[(long)p * c->bytes + i] == ((p * 5 + 3) & 0xff);
         break;
     case OP_ALLTOALL:
+    case OP_ALLTOALLV:
         for (int p = 0; p < np; p++)
             memset(sbuf + (long)p * c->bytes, (rank * np + p) & 0xff, (size_t)c->bytes);
         run_op(c);
@@ -234,6 +260,40 @@ static int selected(const bench_case *c, const char *list)
     return 0;
 }
 
+/* A -c item "name:bytes" that no case of the table is: the blocking case of that name at
+ * that size (reductions round down to whole doubles), if the buffers hold it. */
+static void run_sized(const char *item, size_t n, const bench_opts *o)
+{
+    const char *colon = memchr(item, ':', n);
+    if (colon == NULL)
+        return;
+    size_t len = (size_t)(colon - item);
+    long bytes = atol(colon + 1);
+    const bench_case *like = NULL;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const bench_case *c = &cases[i];
+        if (strlen(c->name) != len || strncmp(item, c->name, len) != 0)
+            continue;
+        if (c->bytes == bytes)
+            return; /* the table's own case: run already */
+        if (like == NULL && c->nb != NB_FORM && c->kind != OP_BARRIER)
+            like = c;
+    }
+    if (like == NULL || bytes <= 0)
+        return;
+    int per_rank = like->kind == OP_ALLGATHER || like->kind == OP_ALLTOALL ||
+                   like->kind == OP_ALLTOALLV;
+    if ((per_rank ? (long)np * bytes : bytes) > buf_bytes) {
+        if (rank == 0)
+            fprintf(stderr, "collbench: %.*s: %ld B is more than the buffers hold\n", (int)n,
+                    item, bytes);
+        return;
+    }
+    bench_case c = *like;
+    c.bytes = bytes;
+    measure(&c, o);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -253,14 +313,25 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     long need = (long)np * NBC_BIG > BIG ? (long)np * NBC_BIG : BIG; /* >= np * A2A_BLOCK */
+    buf_bytes = need;
     sbuf = bench_alloc((size_t)need);
     rbuf = bench_alloc((size_t)need);
+    v_counts = malloc((size_t)np * sizeof *v_counts);
+    v_displs = malloc((size_t)np * sizeof *v_displs);
     if (rank == 0)
         printf("# collbench: %d ranks, %d reps of ~%.3f s, time = slowest rank per operation\n",
                np, o.reps, o.target_s);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         if (selected(&cases[i], only))
             measure(&cases[i], &o);
+    for (const char *p = only; p != NULL && *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        run_sized(p, n, &o);
+        p += n + (end != NULL);
+    }
+    free(v_counts);
+    free(v_displs);
     free(sbuf);
     free(rbuf);
     MPI_Finalize();

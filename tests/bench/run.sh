@@ -360,6 +360,11 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
     list = txt
     return median(v, n)
   }
+  # Whether "name:bytes" a sorts after b (name, then size).
+  function op_after(a, b,    x, y) {
+    split(a, x, ":"); split(b, y, ":")
+    return x[1] > y[1] || (x[1] == y[1] && x[2] + 0 > y[2] + 0)
+  }
   # One table of collectives (ops "name:bytes"); rows nobody measured (--cases) are left out,
   # and the whole table when none was.
   function coll_table(title, note, oplist,    nc, ops, m, np, p, i, o, a, b, c, rb, rc, rbest, size, rows) {
@@ -375,7 +380,7 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
       rb = pratio("mpich", o[1], o[2], np[p], 0)
       rc = pratio("openmpi", o[1], o[2], np[p], 0)
       rbest = pratio("best", o[1], o[2], np[p], 0)
-      size = o[1] ~ /barrier$/ ? "-" : (o[1] ~ /alltoall$/ ? human(o[2]) "/peer" : o[1] ~ /allgather$/ ? human(o[2]) "/rank" : human(o[2]))
+      size = o[1] ~ /barrier$/ ? "-" : (o[1] ~ /alltoallv?$/ ? human(o[2]) "/peer" : o[1] ~ /allgather$/ ? human(o[2]) "/rank" : human(o[2]))
       rows = rows sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o[1], size, np[p], fmt(a), fmt(b), fmt(c),
         fmtr(rb), fmtr(rc), fmtr(rbest), list)
     }
@@ -394,6 +399,7 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
     us[key] = $5; mbps[key] = $6
   }
   $2 == "pingpong" { have_pp = 1 }
+  $2 != "pingpong" { measured[$2 ":" $3] = 1 }
   END {
     if (have_pp) {
       print "**Ping-pong, 2 ranks** (latency: half round trip in µs, lower is better; bandwidth: MB/s, higher is better)"
@@ -415,8 +421,20 @@ awk -F'\t' -v fi_ref="$fi_ref" -v nps="$nps" '
         print row " | " fmtr(rfi) " | " fmtr(pratio("mpich", "pingpong", s, 2, bw)) " | " fmtr(pratio("openmpi", "pingpong", s, 2, bw)) " |"
       }
     }
-    coll_table("Collectives", "", "barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8 bcast:1048576 allreduce:1048576 alltoall:1024")
-    coll_table("Nonblocking collectives", "I<call> + MPI_Wait, tests/bench/nbc_bench.sh; ", "ibarrier:0 ibcast:8 ireduce:8 iallreduce:8 iallgather:8 ialltoall:8 ibcast:65536 ireduce:65536 iallreduce:65536 iallgather:65536 ialltoall:65536")
+    main_ops = "barrier:0 bcast:8 reduce:8 allreduce:8 allgather:8 alltoall:8 bcast:1048576 allreduce:1048576 alltoall:1024"
+    nbc_ops = "ibarrier:0 ibcast:8 ireduce:8 iallreduce:8 iallgather:8 ialltoall:8 ibcast:65536 ireduce:65536 iallreduce:65536 iallgather:65536 ialltoall:65536"
+    coll_table("Collectives", "", main_ops)
+    coll_table("Nonblocking collectives", "I<call> + MPI_Wait, tests/bench/nbc_bench.sh; ", nbc_ops)
+    # What --cases named beyond those (alltoallv, a sweep of sizes: "alltoall:64,alltoall:4096"),
+    # by name, then size.
+    nk = 0
+    for (k in measured) if (index(" " main_ops " " nbc_ops " ", " " k " ") == 0) extra[++nk] = k
+    for (i = 2; i <= nk; i++) for (j = i; j > 1 && op_after(extra[j - 1], extra[j]); j--) {
+      t = extra[j]; extra[j] = extra[j - 1]; extra[j - 1] = t
+    }
+    others = ""
+    for (i = 1; i <= nk; i++) others = others (i > 1 ? " " : "") extra[i]
+    if (others != "") coll_table("Collectives at other sizes", "run.sh --cases; ", others)
   }' "$results" >"$out/tables.md"
 
 # Runs split by placement mode (the ping-pong's and the 2-rank small collectives'): how many
