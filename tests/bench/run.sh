@@ -27,7 +27,10 @@
 #                when either probe's median window took 10 N or more (other work held the
 #                CPUs). (100: this VM's modes are ~55 and ~255 ns)
 #   --cases LIST only these collective cases, no ping-pong: collbench's -c list, names with
-#                an optional :bytes, comma-separated ("alltoall:8,barrier,bcast:8")
+#                an optional :bytes, comma-separated ("alltoall:8,barrier,bcast:8"); a blocking
+#                case at a size collbench has no case for runs at that size, and alltoallv only
+#                when named ("alltoall:64,alltoall:65536,alltoallv:1024"): those rows get a
+#                table of their own
 #   --c2-cases LIST  the 2-rank placement-mode runs (below) of these cases instead of the
 #                blocking small ones; with --cases too, they run anyway (tests/bench/nbc_bench.sh)
 #   --quick      fewer/shorter repetitions, one round, for trying the script
