@@ -46,7 +46,7 @@ void Matcher::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t ta
   OpRecord* op = receive_record(src, buf, len, tag, ignore, context);
   if (Found f; unexpected_count_ != 0 && find(src, tag, ignore, &f)) {
     Completion c;
-    if (deliver(op, f.it->arrival, &c)) backlog_.push(c);
+    if (deliver(op, f.it->arrival, &c, /*posting=*/true)) backlog_.push(c);
     recycle(f);
     return;
   }
@@ -144,8 +144,10 @@ void Matcher::recycle(const Found& f) {
   --unexpected_count_;
 }
 
-bool Matcher::deliver(OpRecord* op, const Arrival& a, Completion* c) {
-  if (a.channel != nullptr) return a.channel->deliver_large(op, a, c);
+bool Matcher::deliver(OpRecord* op, const Arrival& a, Completion* c, bool posting) {
+  if (a.channel != nullptr) {
+    return posting ? a.channel->accept_large(op, a, c) : a.channel->deliver_large(op, a, c);
+  }
   // Every field written once (no zeroing first: this is every small message's path).
   c->context = op->user_context;
   c->tag = a.tag;
@@ -201,7 +203,7 @@ bool Matcher::receive_claimed(std::uint64_t id, void* buf, std::size_t len, void
     const Arrival& a = it->arrival;
     OpRecord* op = receive_record(a.source, buf, len, a.tag, 0, context);
     Completion c;
-    if (deliver(op, a, &c)) backlog_.push(c);
+    if (deliver(op, a, &c, /*posting=*/true)) backlog_.push(c);
     spare_.splice(spare_.end(), claimed_, it);
     return true;
   }

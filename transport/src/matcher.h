@@ -58,6 +58,15 @@ class LargeMessageChannel {
   virtual bool deliver_large(OpRecord* op, const Arrival& a, Completion* c) = 0;
   // The announced message will never be received (discard_unexpected): let its sender finish.
   virtual void drop_large(const Arrival& a) = 0;
+  // A receive being posted (MPI_Irecv, MPI_Imrecv) matched the announced message a, which had
+  // waited unexpected: like deliver_large, but the channel may keep op and move the payload in
+  // its next poll instead. A payload moved by the receiver's own copy (shm's CMA read) would
+  // otherwise be moved inside MPI_Irecv: in an exchange (osu_bibw) the side that posts its
+  // receives second copied its whole window before posting its sends, so the other side sat
+  // idle and the two directions took turns.
+  virtual bool accept_large(OpRecord* op, const Arrival& a, Completion* c) {
+    return deliver_large(op, a, c);
+  }
 
  protected:
   ~LargeMessageChannel() = default;
@@ -132,7 +141,8 @@ class Matcher {
   Queue::iterator first_accepted(Queue& q, std::uint64_t tag, std::uint64_t ignore);
   void recycle(const Found& f);
   // A receive matched a: its completion into *c (true), or the channel took it (false).
-  bool deliver(OpRecord* op, const Arrival& a, Completion* c);
+  // posting: matched while the receive is posted (accept_large), not in progress.
+  bool deliver(OpRecord* op, const Arrival& a, Completion* c, bool posting = false);
   // A fresh record for a receive (post_recv, receive_claimed).
   OpRecord* receive_record(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                            std::uint64_t ignore, void* context);

@@ -38,6 +38,7 @@ std::uint64_t random_token() {
 }  // namespace
 
 ShmEndpoint::~ShmEndpoint() {
+  for (MatchedLarge& m : matched_) free_op(m.op);
   for (Peer& p : peers_) {
     while (OpRecord* op = p.pending.pop_front()) free_op(op);
     while (OpRecord* op = p.deferred.pop_front()) free_op(op);
@@ -314,6 +315,12 @@ void ShmEndpoint::progress_into_backlog() {
 
 std::size_t ShmEndpoint::poll(Completion* out, std::size_t max) {
   std::size_t n = 0;
+  // Payloads of receives matched while posted (accept_large): they were waiting already.
+  while (!matched_.empty() && n < max) {
+    const MatchedLarge m = matched_.front();
+    matched_.pop_front();
+    if (deliver_large(m.op, m.arrival, &out[n])) ++n;
+  }
   if (!in_poll_) {  // a record is read in place: nothing below may read rings again
     in_poll_ = true;
     const std::size_t claimed = inbound_->claimed();
@@ -461,6 +468,17 @@ void ShmEndpoint::fail_peer(PeerId peer) {
   if (peer >= peers_.size()) return;
   Peer& p = peers_[peer];
   p.failed = true;
+  // Receives matched to its announcements, payload not read yet: peer_failed now (p.failed
+  // makes deliver_large say so without reading).
+  for (auto it = matched_.begin(); it != matched_.end();) {
+    if (it->arrival.source != peer) {
+      ++it;
+      continue;
+    }
+    Completion c;
+    if (deliver_large(it->op, it->arrival, &c)) core_.backlog.push(c);
+    it = matched_.erase(it);
+  }
   // Same shape as ucp_ep_set_failed: everything outstanding completes with an error.
   for (OpList* list : {&p.deferred, &p.pending}) {
     while (OpRecord* op = list->pop_front()) {

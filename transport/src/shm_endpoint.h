@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -53,9 +54,11 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::size_t poll(Completion* out, std::size_t max);
   // The purge of peer (Transport::mark_peer_failed): its sends and streaming receives.
   void fail_peer(PeerId peer);
-  // Endpoint::abandon_recv for a receive whose payload streams through the ring (stage 2):
-  // completed as canceled at once; its later chunks find no receive and are dropped.
-  void abandon_streamed_recv(void* context);
+  // Endpoint::abandon_recv for a receive matched already whose payload is not all in: one
+  // whose payload waits for our next poll (accept_large; its sender is let go with a FIN) or
+  // streams through the ring (stage 2; its later chunks find no receive and are dropped).
+  // Completed as canceled at once: the user's buffer is never written after this.
+  void abandon_matched_recv(void* context);
   // Sends to peer are outstanding and its process no longer exists (Endpoint::release_departed_peers).
   bool departed_with_sends(PeerId peer) const;
   // Endpoint::holds_staged_sends: bulk pages still staged (their FIN not in yet).
@@ -69,6 +72,9 @@ class ShmEndpoint final : public LargeMessageChannel {
 
   bool deliver_large(OpRecord* op, const Arrival& a, Completion* c) override;
   void drop_large(const Arrival& a) override;
+  // A receive posted after its large message was announced: kept in matched_, its payload
+  // moved by our next poll (never inside MPI_Irecv: see LargeMessageChannel::accept_large).
+  bool accept_large(OpRecord* op, const Arrival& a, Completion* c) override;
 
  private:
   struct Peer {
@@ -168,6 +174,13 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::vector<bool> bulk_busy_;         // our bulk pages in use (staged, FIN not yet in)
   std::size_t bulk_used_ = 0;           // ... how many
   std::size_t bulk_next_ = 0;           // where the next staging looks first
+  // Receives matched while being posted whose payload is not moved yet (accept_large), in
+  // matching order: poll() moves them before it reads the rings.
+  struct MatchedLarge {
+    OpRecord* op;
+    Arrival arrival;
+  };
+  std::deque<MatchedLarge> matched_;
   // Senders' regions mapped to copy bulk payloads out, by token.
   std::unordered_map<std::uint64_t, std::unique_ptr<ring::Region>> bulk_sources_;
   // Failed peers' regions, unmapped on the second poll after the failure (fail_peer).

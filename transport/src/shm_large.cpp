@@ -303,7 +303,24 @@ bool ShmEndpoint::deliver_large(OpRecord* op, const Arrival& a, Completion* c) {
   return false;
 }
 
-void ShmEndpoint::abandon_streamed_recv(void* context) {
+bool ShmEndpoint::accept_large(OpRecord* op, const Arrival& a, Completion* /*c*/) {
+  matched_.push_back({op, a});
+  return false;
+}
+
+void ShmEndpoint::abandon_matched_recv(void* context) {
+  for (auto it = matched_.begin(); it != matched_.end(); ++it) {
+    if (it->op->user_context != context) continue;
+    drop_large(it->arrival);  // never read: its sender may finish
+    Completion c;
+    c.context = context;
+    c.status = Status::canceled;
+    c.source = it->arrival.source;
+    core_.backlog.push(c);
+    free_op(it->op);
+    matched_.erase(it);
+    return;
+  }
   for (Peer& p : peers_) {
     for (OpRecord* op = p.pending.head(); op != nullptr; op = op->next) {
       if (op->kind != OpKind::recv || op->stage != 2 || op->user_context != context) continue;

@@ -195,7 +195,7 @@ Status Transport::cancel(void* context) {
 }
 
 Status Transport::abandon_recv(void* context) {
-  if (!core_.matcher.cancel(context) && shm_ != nullptr) shm_->abandon_streamed_recv(context);
+  if (!core_.matcher.cancel(context) && shm_ != nullptr) shm_->abandon_matched_recv(context);
   return Status::ok;
 }
 

@@ -16,7 +16,16 @@
  *   window_mixed kill  (SHRINK, 3+ ranks) the last rank dies in the middle of its third
  *       window with rank 0 (its sends and receives posted); rank 0's MPI_Waitall must fail
  *       (MPI_ERR_IN_STATUS, failed requests MPI_ERR_OTHER), never hang; the others see the
- *       failure on a receive; the survivors repair and exchange a window cleanly. */
+ *       failure on a receive; the survivors repair and exchange a window cleanly.
+ *   window_mixed overlap  both directions at once, with rank 1's large messages (bulk pages
+ *       and CMA, 8 KiB .. 4 MiB) already announced when rank 0 posts its receives: rank 0's
+ *       MPI_Irecv calls must not move those payloads (white-box: their buffers are still the
+ *       sentinel when the last MPI_Irecv returns), progress does; in osu_bibw the side that
+ *       copied its whole window inside MPI_Irecv posted its sends only afterwards, so the two
+ *       directions took turns. Then both windows complete, every byte checked.
+ *   window_mixed overlap_kill  (SHRINK, 3+ ranks) the same, but the last rank is dead (SIGKILL,
+ *       waited for through /proc) when rank 0 posts its receives of its announced messages:
+ *       rank 0's MPI_Waitall fails, nobody hangs, the survivors repair and exchange a window. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -163,6 +172,162 @@ static int run_exit(int rank) {
   return bad;
 }
 
+/* The one-way window of overlap: sizes that take every large path (bulk pages, CMA, split). */
+#define OW 8
+static const int overlap_sizes[OW] = {65536, 1 << 20, 300000, 1 << 20, 8192, 4 << 20, 65536, 1 << 20};
+#define SENTINEL 0xEE
+#define TAG_GO 6
+
+/* Posts rank 0's receives of `from`'s announced window, then its own window to `from`;
+ * *written: receive buffers MPI_Irecv wrote into; *post_failed: operations refused at once. */
+static void overlap_post(unsigned char **in, unsigned char **out, int from, MPI_Request *rq,
+                         int *written, int *post_failed) {
+  *written = *post_failed = 0;
+  for (int j = 0; j < 2 * OW; j++) rq[j] = MPI_REQUEST_NULL;
+  for (int j = 0; j < OW; j++) {
+    memset(in[j], SENTINEL, overlap_sizes[j]);
+    if (MPI_Irecv(in[j], overlap_sizes[j], MPI_BYTE, from, TAG, MPI_COMM_WORLD, &rq[j]) != MPI_SUCCESS)
+      ++*post_failed;
+  }
+  for (int j = 0; j < OW; j++)
+    for (long i = 0; i < overlap_sizes[j]; i++)
+      if (in[j][i] != SENTINEL) { ++*written; break; }
+  for (int j = 0; j < OW; j++) {
+    for (long i = 0; i < overlap_sizes[j]; i++) out[j][i] = pat(i, j, 0, 0);
+    if (MPI_Isend(out[j], overlap_sizes[j], MPI_BYTE, from, TAG, MPI_COMM_WORLD, &rq[OW + j]) != MPI_SUCCESS)
+      ++*post_failed;
+  }
+}
+
+/* The sending side: receives posted, its window announced, then the word that it is. */
+static void overlap_announce(unsigned char **in, unsigned char **out, MPI_Request *rq, int me) {
+  for (int j = 0; j < OW; j++) MPI_Irecv(in[j], overlap_sizes[j], MPI_BYTE, 0, TAG, MPI_COMM_WORLD, &rq[j]);
+  for (int j = 0; j < OW; j++) {
+    for (long i = 0; i < overlap_sizes[j]; i++) out[j][i] = pat(i, j, 0, me);
+    MPI_Isend(out[j], overlap_sizes[j], MPI_BYTE, 0, TAG, MPI_COMM_WORLD, &rq[OW + j]);
+  }
+  int go = 1;
+  MPI_Send(&go, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD);
+}
+
+static int overlap_check(unsigned char **in, int from, int me) {
+  for (int j = 0; j < OW; j++)
+    for (long i = 0; i < overlap_sizes[j]; i++)
+      if (in[j][i] != pat(i, j, 0, from)) {
+        printf("window_mixed: overlap: rank %d message %d (%d B) wrong at byte %ld\n", me, j,
+               overlap_sizes[j], i);
+        return 1;
+      }
+  return 0;
+}
+
+static void overlap_alloc(unsigned char **in, unsigned char **out) {
+  for (int j = 0; j < OW; j++) {
+    in[j] = malloc(overlap_sizes[j]);
+    out[j] = malloc(overlap_sizes[j]);
+  }
+}
+
+static int run_overlap(int rank) {
+  unsigned char *in[OW], *out[OW];
+  MPI_Request rq[2 * OW];
+  int bad = 0, go;
+  overlap_alloc(in, out);
+  if (rank == 1) {
+    overlap_announce(in, out, rq, rank);
+    MPI_Waitall(2 * OW, rq, MPI_STATUSES_IGNORE);
+    bad += overlap_check(in, 0, rank);
+  } else if (rank == 0) {
+    MPI_Recv(&go, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  /* all announced */
+    int written, post_failed;
+    overlap_post(in, out, 1, rq, &written, &post_failed);
+    printf("window_mixed: overlap: %d of %d receive buffers written inside MPI_Irecv\n", written, OW);
+    if (written != 0 || post_failed != 0) bad++;
+    if (MPI_Waitall(2 * OW, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS) bad++;
+    bad += overlap_check(in, 1, rank);
+  }
+  for (int j = 0; j < OW; j++) {
+    free(in[j]);
+    free(out[j]);
+  }
+  int total = 0;
+  MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf(total == 0 ? "window_mixed: OK overlap\n" : "window_mixed: FAILED overlap\n");
+  return total;
+}
+
+/* Until process pid has exited (a zombie or reaped), at most 30 s. */
+static void wait_exited(int pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  for (int i = 0; i < 3000; i++) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return;
+    char state = 0;
+    int got = fscanf(f, "%*d (%*[^)]) %c", &state);
+    fclose(f);
+    if (got == 1 && (state == 'Z' || state == 'X')) return;
+    usleep(10000);
+  }
+}
+
+/* Survivors of a victim: repaired (SHRINK) and one clean window between pairs of them. */
+static int repair_and_check(int size, int bad, const char *what) {
+  MPI_Comm repaired;
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &repaired) != MPI_SUCCESS) bad++;
+  int n, r;
+  MPI_Comm_size(repaired, &n);
+  MPI_Comm_rank(repaired, &r);
+  if (n != size - 1) bad++;
+  if (n > 1 && (r ^ 1) < n) bad += window(repaired, r ^ 1, 0, 0, r);
+  int total = 0;
+  MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, repaired);
+  if (r == 0) printf(total == 0 ? "window_mixed: OK %s\n" : "window_mixed: FAILED %s\n", what);
+  MPI_Comm_free(&repaired);
+  return total;
+}
+
+static int run_overlap_kill(int rank, int size) {
+  unsigned char *in[OW], *out[OW];
+  MPI_Request rq[2 * OW];
+  MPI_Status st[2 * OW];
+  int victim = size - 1, bad = 0, pid = (int)getpid(), go;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Bcast(&pid, 1, MPI_INT, victim, MPI_COMM_WORLD);
+  overlap_alloc(in, out);
+  if (rank == victim) {
+    overlap_announce(in, out, rq, rank);
+    raise(SIGKILL);
+  }
+  if (rank == 0) {
+    MPI_Recv(&go, 1, MPI_INT, victim, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    wait_exited(pid);
+    int written, post_failed, cls = -1, failed = 0;
+    overlap_post(in, out, victim, rq, &written, &post_failed);
+    int rc = MPI_Waitall(2 * OW, rq, st);
+    MPI_Error_class(rc, &cls);
+    for (int j = 0; j < 2 * OW && cls == MPI_ERR_IN_STATUS; j++) {
+      int c;
+      MPI_Error_class(st[j].MPI_ERROR, &c);
+      if (c == MPI_ERR_OTHER) failed++;
+      else if (c != MPI_SUCCESS && c != MPI_ERR_PENDING) bad++;
+    }
+    printf("window_mixed: overlap_kill: %d refused at once, Waitall class %d, %d request(s) failed\n",
+           post_failed, cls, failed);
+    if (failed + post_failed == 0) bad++;
+  } else {
+    int v, rc = MPI_Recv(&v, 1, MPI_INT, victim, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE), cls = -1;
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_OTHER) bad++;
+  }
+  int total = repair_and_check(size, bad, "overlap_kill");
+  for (int j = 0; j < OW; j++) {
+    free(in[j]);
+    free(out[j]);
+  }
+  return total;
+}
+
 static int run_kill(int rank, int size) {
   unsigned char *in[W], *out[W];
   alloc_window(in, out, 2);  /* the third window's buffers (round 2) */
@@ -200,17 +365,7 @@ static int run_kill(int rank, int size) {
     MPI_Error_class(rc, &cls);
     if (cls != MPI_ERR_OTHER) bad++;
   }
-  MPI_Comm repaired;
-  if (MPI_Comm_dup(MPI_COMM_WORLD, &repaired) != MPI_SUCCESS) bad++;
-  int n, r;
-  MPI_Comm_size(repaired, &n);
-  MPI_Comm_rank(repaired, &r);
-  if (n != size - 1) bad++;
-  if (n > 1 && (r ^ 1) < n) bad += window(repaired, r ^ 1, 0, 0, r);
-  int total = 0;
-  MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, repaired);
-  if (r == 0) printf(total == 0 ? "window_mixed: OK kill\n" : "window_mixed: FAILED kill\n");
-  MPI_Comm_free(&repaired);
+  int total = repair_and_check(size, bad, "kill");
   free_window(in, out);
   return total;
 }
@@ -227,6 +382,10 @@ int main(int argc, char **argv) {
     bad = run_exit(rank);
   } else if (strcmp(mode, "kill") == 0 && size >= 3) {
     bad = run_kill(rank, size);
+  } else if (strcmp(mode, "overlap") == 0 && size >= 2) {
+    bad = run_overlap(rank);
+  } else if (strcmp(mode, "overlap_kill") == 0 && size >= 3) {
+    bad = run_overlap_kill(rank, size);
   } else {
     bad = run_mixed(rank, size, argc > 2 ? atoi(argv[2]) : 6);
   }

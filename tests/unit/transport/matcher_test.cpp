@@ -341,3 +341,58 @@ TEST_CASE("Matcher: a claimed message is no other receive's or probe's, and is r
   REQUIRE(c.message_len == sizeof(int));
   REQUIRE(b.matcher.claimed_count() == 0);
 }
+
+namespace {
+
+// A channel that moves payloads later when it may (the shm endpoint's accept_large), and
+// counts which entry the matcher used.
+struct DeferringChannel final : LargeMessageChannel {
+  int delivered = 0, accepted = 0;
+  std::vector<OpRecord*> kept;
+  bool deliver_large(OpRecord* op, const Arrival&, Completion* c) override {
+    ++delivered;
+    *c = Completion{};
+    c->context = op->user_context;
+    kept.push_back(op);  // the test's pool outlives it; records are not reused here
+    return true;
+  }
+  void drop_large(const Arrival&) override {}
+  bool accept_large(OpRecord* op, const Arrival&, Completion*) override {
+    ++accepted;
+    kept.push_back(op);
+    return false;
+  }
+};
+
+}  // namespace
+
+// A receive posted after its large message was announced must not move the payload while it
+// is posted (MPI_Irecv): the channel's accept_large gets it, and nothing completes yet. A
+// message that arrives for a posted receive (inside the endpoint's poll) is delivered.
+TEST_CASE("Matcher: a receive posted after the announcement leaves the payload to the channel") {
+  Bench b;
+  DeferringChannel channel;
+  Arrival large;
+  large.source = 3;
+  large.tag = 7;
+  large.len = 1 << 20;
+  large.channel = &channel;
+  Completion c;
+  REQUIRE_FALSE(b.matcher.arrive(large, &c));  // unexpected
+  std::vector<char> big(1 << 20);
+  b.matcher.post_recv(3, big.data(), big.size(), 7, kExact, &big);
+  REQUIRE((channel.accepted == 1 && channel.delivered == 0));
+  REQUIRE(b.take().status == Status::no_message);  // nothing completed inside post_recv
+  REQUIRE(b.matcher.unexpected_count() == 0);
+  // Posted first: the arrival delivers it (this is the endpoint's poll already).
+  b.matcher.post_recv(3, big.data(), big.size(), 7, kExact, &c);
+  REQUIRE(b.matcher.arrive(large, &c));
+  REQUIRE((channel.accepted == 1 && channel.delivered == 1));
+  // A claimed (MPI_Mprobe) announced message received later: accept_large too.
+  REQUIRE_FALSE(b.matcher.arrive(large, &c));
+  std::uint64_t id = 0;
+  REQUIRE(b.matcher.claim(3, 7, kExact, &c, &id));
+  REQUIRE(b.matcher.receive_claimed(id, big.data(), big.size(), &id));
+  REQUIRE((channel.accepted == 2 && channel.delivered == 1));
+  for (OpRecord* op : channel.kept) b.pool.put(op);
+}
