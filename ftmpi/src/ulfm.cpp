@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <ftmpi/debug_log.h>
+
 #include "ftmpi_proto/wire.h"
 #include "match_bits.h"
 #include "monitor.h"
@@ -21,6 +23,22 @@ Err Ulfm::post_receive() {
                                 ~match::kKindMask, &Ulfm::on_notice, this);
 }
 
+namespace {
+
+// Whether `proc` is a member of `c` (a sender of a notice for its context).
+bool member(const Comm& c, std::uint32_t proc) {
+  return proc < c.rank_of_proc.size() && c.rank_of_proc[proc] >= 0;
+}
+
+}  // namespace
+
+// A notice names a context id, and ids are reused once freed everywhere. Which communicator on
+// that id it was meant for follows from its sender: a process that revoked (or forwarded a
+// notice for) a communicator marked it tainted, so it never gives that id back
+// (Constructor::release_contexts) and is never a member of a later communicator on it. So a
+// notice whose sender is not a member of the communicator holding the id here is a late one,
+// for an older communicator this process freed before the notice came (it used to revoke the
+// fresh one: rank 0 revokes X after the others freed it, their next dup gets X's id).
 void Ulfm::on_notice(Request& r, void* self) {
   auto* u = static_cast<Ulfm*>(self);
   const std::uint64_t bits = r.match_bits;
@@ -28,23 +46,32 @@ void Ulfm::on_notice(Request& r, void* self) {
   (void)u->post_receive();                    // re-post first: the next notice needs a place
   if (!ok) return;
   const std::uint32_t context = match::context_of(bits);
+  const std::uint32_t sender = match::source_of(bits);
   Comm* target = nullptr;
   u->comms_->for_each([&](Comm& c) {
     if (!c.inter && c.context == context) target = &c;
   });
-  if (target != nullptr) {
+  if (target == nullptr) {
+    u->early_revokes_.insert({context, sender});
+  } else if (member(*target, sender)) {
     u->apply_revoke(*target);
   } else {
-    u->early_revokes_.insert(context);
+    FTMPI_DLOG("ulfm", "revoke notice of process %u for context %u: not a member of %s, "
+               "a late notice for a freed communicator (dropped)", sender, context,
+               target->name.c_str());
   }
 }
 
+// The notices kept for c's id were for c (a sender is a member) or for an older communicator
+// on it; either way none is needed once c is here.
 void Ulfm::on_comm_added(Comm& c) {
   if (early_revokes_.empty() || c.inter) return;
-  auto it = early_revokes_.find(c.context);
-  if (it == early_revokes_.end()) return;
-  early_revokes_.erase(it);
-  apply_revoke(c);
+  auto first = early_revokes_.lower_bound({c.context, 0});
+  auto last = early_revokes_.lower_bound({c.context + 1, 0});
+  bool mine = false;
+  for (auto it = first; it != last; ++it) mine = mine || member(c, it->second);
+  early_revokes_.erase(first, last);
+  if (mine) apply_revoke(c);
 }
 
 void Ulfm::revoke(Comm* c) { apply_revoke(*c); }

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "comm.h"
@@ -65,7 +66,9 @@ class Ulfm {
   Consensus* consensus_;
   Constructor* construct_;
   std::map<Request*, std::unique_ptr<Op>> ops_;  // pending non-blocking calls
-  std::set<std::uint32_t> early_revokes_;        // contexts revoked before we built them
+  // Notices for a context no communicator here holds: (context, sending process). Kept for
+  // the communicator being built on it, dropped when one is added (ulfm.cpp, on_notice).
+  std::set<std::pair<std::uint32_t, std::uint32_t>> early_revokes_;
 };
 
 }  // namespace ftmpi
