@@ -312,12 +312,7 @@ void ShmEndpoint::abandon_matched_recv(void* context) {
   for (auto it = matched_.begin(); it != matched_.end(); ++it) {
     if (it->op->user_context != context) continue;
     drop_large(it->arrival);  // never read: its sender may finish
-    Completion c;
-    c.context = context;
-    c.status = Status::canceled;
-    c.source = it->arrival.source;
-    core_.backlog.push(c);
-    free_op(it->op);
+    complete_canceled(it->op, it->arrival.source);
     matched_.erase(it);
     return;
   }
@@ -325,15 +320,19 @@ void ShmEndpoint::abandon_matched_recv(void* context) {
     for (OpRecord* op = p.pending.head(); op != nullptr; op = op->next) {
       if (op->kind != OpKind::recv || op->stage != 2 || op->user_context != context) continue;
       p.pending.remove(op);
-      Completion c;
-      c.context = context;
-      c.status = Status::canceled;
-      c.source = op->peer;
-      core_.backlog.push(c);
-      free_op(op);
+      complete_canceled(op, op->peer);
       return;
     }
   }
+}
+
+void ShmEndpoint::complete_canceled(OpRecord* op, PeerId source) {
+  Completion c;
+  c.context = op->user_context;
+  c.status = Status::canceled;
+  c.source = source;
+  core_.backlog.push(c);
+  free_op(op);
 }
 
 void ShmEndpoint::drop_large(const Arrival& a) {
