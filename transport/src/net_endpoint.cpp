@@ -77,9 +77,9 @@ bool NetEndpoint::init(const std::string& provider, const std::string& source_ad
     OpRecord* b = new_op(core_.pool, OpKind::bounce, kAnyPeer, nullptr);
     b->buf = bounce_mem_.data() + i * bounce_size_;
     b->len = bounce_size_;
-    ssize_t r = fi_trecv(ep_, const_cast<void*>(b->buf), bounce_size_, nullptr, FI_ADDR_UNSPEC,
-                         wire::kMsgTag, 0, &b->fi_ctx);
-    if (r != 0) return fail("fi_trecv (bounce)", static_cast<int>(r));
+    ssize_t r = fi_recv(ep_, const_cast<void*>(b->buf), bounce_size_, nullptr, FI_ADDR_UNSPEC,
+                        &b->fi_ctx);
+    if (r != 0) return fail("fi_recv (bounce)", static_cast<int>(r));
   }
   return true;
 }
@@ -136,7 +136,7 @@ ssize_t NetEndpoint::inject(PeerId dst, const void* a, std::size_t alen, const v
                             std::size_t blen) {
   std::memcpy(stage_.data(), a, alen);
   if (blen != 0) std::memcpy(stage_.data() + alen, b, blen);
-  return fi_tinject(ep_, stage_.data(), alen + blen, peers_[dst].addr, wire::kMsgTag);
+  return fi_inject(ep_, stage_.data(), alen + blen, peers_[dst].addr);
 }
 
 Status NetEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag,
@@ -161,7 +161,7 @@ Status NetEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
       }
       return Status::ok;
     }
-    if (rc != -FI_EAGAIN) return post_failed(rc, "fi_tinject");
+    if (rc != -FI_EAGAIN) return post_failed(rc, "fi_inject");
   }
   OpRecord* op = new_op(core_.pool, OpKind::send, dst, context);
   op->buf = buf;

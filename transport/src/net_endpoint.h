@@ -3,10 +3,15 @@
 // default; libfabric itself is loaded on first use (libfabric_api.h).
 //
 // Matching is the matcher's (matcher.h), as on shm, so wildcard receives span both endpoints:
-// the stream of messages and announcements (wire.h) arrives with wire tag kMsgTag in a pool of
-// bounce receives; a large message's payload follows its announcement at once as a tagged send
-// with wire tag kBulkTag | seq (tcp;ofi_rxm moves it by its zero-copy rendezvous), and the
-// receiver posts a directed exact receive for it once the announcement matched.
+// the stream of messages and announcements (wire.h) arrives untagged (fi_inject / fi_recv) in a
+// pool of bounce receives; a large message's payload follows its announcement at once as a
+// tagged send with wire tag kBulkTag | seq (tcp;ofi_rxm moves it by its zero-copy rendezvous),
+// and the receiver posts a directed exact receive for it once the announcement matched.
+// The stream is untagged so that payloads nobody has asked for yet (thousands, when a sender
+// floods a receiver busy elsewhere) sit in rxm's tagged unexpected list only: a bounce repost
+// scans the untagged one, whose first entry always matches. With the stream tagged too, every
+// repost walked all the waiting payloads (rxm_match_unexp_msg_tag_addr under repost_bounce)
+// and such a receiver crawled (ft.suspect.tcp: 1 run in ~30 past its 13 s at load 15).
 //
 // Sends the provider cannot take right now (-FI_EAGAIN after a short retry) are deferred, per
 // peer and in order, and posted from poll(), so send() never waits on the peer.

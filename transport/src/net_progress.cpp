@@ -175,8 +175,8 @@ bool NetEndpoint::on_bounce(OpRecord* bounce, std::size_t got, fi_addr_t src,
 }
 
 void NetEndpoint::repost_bounce(OpRecord* bounce) {
-  ssize_t rc = fi_trecv(ep_, const_cast<void*>(bounce->buf), bounce_size_, nullptr,
-                        FI_ADDR_UNSPEC, wire::kMsgTag, 0, &bounce->fi_ctx);
+  ssize_t rc = fi_recv(ep_, const_cast<void*>(bounce->buf), bounce_size_, nullptr,
+                       FI_ADDR_UNSPEC, &bounce->fi_ctx);
   if (rc == 0) return;
   if (rc == -FI_EAGAIN) {
     bounce_retry_.push_back(bounce);

@@ -86,8 +86,10 @@ fi_info* query_fabric_info(const LibfabricApi& api, const std::string& provider,
   }
   hints->ep_attr->type = FI_EP_RDM;
   // FI_SOURCE so a message on our stream names its sender; FI_DIRECTED_RECV for the receive
-  // of a large message's payload from its announcing peer.
-  hints->caps = FI_TAGGED | FI_SEND | FI_RECV | FI_SOURCE | FI_DIRECTED_RECV;
+  // of a large message's payload from its announcing peer. The stream is untagged (FI_MSG),
+  // the payloads tagged: rxm keeps an unexpected list per kind, and each repost of a bounce
+  // scans its own kind's list (net_endpoint.h).
+  hints->caps = FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | FI_SOURCE | FI_DIRECTED_RECV;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;  // every op carries an OpRecord with fi_context2
   // MPI non-overtaking: sends between a pair of endpoints are matched in order.
   hints->tx_attr->msg_order = FI_ORDER_SAS;

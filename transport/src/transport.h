@@ -6,7 +6,7 @@
 //
 // The send path, for a newcomer: endpoint.h (Endpoint::send) -> transport.h (Transport::send,
 // the route) -> shm_endpoint.cpp (ShmEndpoint::send) -> shm_ring.cpp (Writer::push); or
-// -> net_endpoint.cpp (NetEndpoint::send, fi_tinject / fi_tsend).
+// -> net_endpoint.cpp (NetEndpoint::send, fi_inject / fi_tsend).
 //
 // Addresses: [kMagic][host id][machine id][pid][shm length][net length][shm address][libfabric
 // address], so a peer's address says which host it is on, which machine's cores it shares

@@ -27,8 +27,8 @@
 
 namespace ftmpi::transport::wire {
 
-// libfabric wire tags (net endpoint): the stream, and a large message's payload (| seq).
-constexpr std::uint64_t kMsgTag = 0;
+// libfabric wire tag (net endpoint) of a large message's payload (| seq); the stream itself
+// travels untagged (net_endpoint.h).
 constexpr std::uint64_t kBulkTag = std::uint64_t{1} << 63;
 
 // Header::info bits; the low 32 bits carry the sequence number of announcements and FINs.
