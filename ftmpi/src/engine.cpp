@@ -6,6 +6,7 @@
 
 #include "ftmpi/debug_log.h"
 #include "match_bits.h"
+#include "progress_agent.h"
 
 namespace ftmpi {
 
@@ -382,6 +383,7 @@ Err Engine::add_peers(const std::vector<std::vector<std::uint8_t>>& addrs, Failu
 }
 
 bool Engine::progress() {
+  ProgressAgent::note_poll();  // the progress agent stays out meanwhile (progress_agent.h)
   if (kFtChecks && runtime_->has_failures()) {
     // What a dead process sent before it died is already here (shared memory holds it the
     // moment it is written; the daemon only learns of the death after): take it first, so a

@@ -117,7 +117,10 @@ void Nbc::finish(Op* op) {
   // The fiber has returned: it and its stack wait for the next start.
   if (spare_.size() < kSpareOps) spare_.push_back(std::move(*it));
   ops_.erase(it);
-  if (ops_.empty()) engine_->set_background(nullptr, nullptr);
+  if (ops_.empty()) {
+    engine_->set_background(nullptr, nullptr);
+    agent_.work_ended();
+  }
 }
 
 Nbc::Op* Nbc::find(const Request* r) const {

@@ -8,6 +8,8 @@
 
 namespace ftmpi {
 
+std::atomic<std::uint64_t> ProgressAgent::polls_{0};
+
 bool ProgressAgent::wanted() {
   static const bool on = knobs::flag(knobs::Id::async_progress);
   return on;
@@ -50,10 +52,21 @@ void ProgressAgent::stop() {
   // The agent may be waiting for the library lock this thread holds (MPI_Finalize's Entry).
   LibraryLock::Released released;
   thread_.join();
+  // How often the thread took the library lock (tests/e2e/async_progress: a loop of
+  // I<call> + MPI_Wait, where the caller drives progress itself, should see almost none).
+  FTMPI_DLOG("progress", "asynchronous progress thread ends: %llu bursts", bursts_);
 }
 
 ProgressAgent::Burst ProgressAgent::burst() {
   LibraryLock::Hold hold;
+  ++bursts_;
+  const Burst b = drive();
+  // Its own polls are no sign of the application's.
+  seen_polls_ = polls_.load(std::memory_order_relaxed);
+  return b;
+}
+
+ProgressAgent::Burst ProgressAgent::drive() {
   // A bound on one hold of the lock, so that a stream of messages does not keep the
   // application's next MPI call out (the library lock is not fair; see LibraryLock::idle_released).
   constexpr int kMaxPolls = 256;
@@ -98,8 +111,10 @@ void ProgressAgent::main() {
       if (stop_) return;
       quiet_ticks_ = 0;
     }
-    if (LibraryLock::app_waiting()) {  // the application drives progress itself
-      LibraryLock::park(kWaitMs);
+    // The application drives progress itself (it polled since the last look, or is blocked
+    // in a wait): taking the lock from it would cost both a context switch.
+    if (application_polled()) {
+      if (!nap(kDeferMs)) return;
       continue;
     }
     const Burst b = burst();
@@ -116,6 +131,21 @@ void ProgressAgent::main() {
     // Blocks until a message arrives (or kWaitMs): no polling while the application computes.
     engine_->wait_for_wakeup(kWaitMs);
   }
+}
+
+bool ProgressAgent::application_polled() {
+  const std::uint64_t polls = polls_.load(std::memory_order_relaxed);
+  const bool polled = polls != seen_polls_;
+  seen_polls_ = polls;
+  return polled || LibraryLock::app_waiting();
+}
+
+bool ProgressAgent::nap(int ms) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ticking_ = true;  // a start meanwhile need not wake it: it looks again within ms
+  cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_; });
+  ticking_ = false;
+  return !stop_;
 }
 
 }  // namespace ftmpi

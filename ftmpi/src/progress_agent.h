@@ -15,7 +15,15 @@
 // - shares the engine with the application through the library lock (library_lock.h): under
 //   MPI_THREAD_MULTIPLE it is on anyway; below, the first nonblocking collective switches it
 //   on (LibraryLock::adopt) before the thread starts, so the two never run the engine at once;
-//   a blocked MPI call gives it up while idle (Engine::wait_until), so the agent gets in then;
+// - stays out while the application drives progress itself: before each burst it looks whether
+//   the engine was polled by anyone else since its last look (note_poll, counted by Engine::
+//   progress) or an application thread is blocked in an MPI wait (LibraryLock::app_waiting);
+//   if so it naps kDeferMs on its own timer and looks again, touching neither the library lock
+//   nor the doorbell, and nobody wakes it when the wait ends. So it works only once the
+//   application has left MPI for a while (computing), and a loop of I<call> + MPI_Wait pays no
+//   handover: on oversubscribed cores every one (the agent woken at the end of each wait,
+//   taking the lock from the caller, the caller yielding until it had it) was a context
+//   switch or several, and each woken agent could preempt a rank the collective waited for;
 // - notices failures without a message: its wait has a timeout (kWaitMs), after which it polls
 //   again (the engine drains the runtime's failure reports there), so a collective whose
 //   participant died completes with its error while the application computes;
@@ -30,6 +38,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
@@ -51,21 +60,37 @@ class ProgressAgent {
   // Work became outstanding (a nonblocking collective started; the caller is inside an MPI
   // call). The first time, switches the library lock on and starts the thread.
   void work_started();
+  // Nothing is outstanding any more (the last pending one completed; the caller holds the
+  // library lock): the agent goes back to its ticks, then to sleep, without a burst to find out.
+  void work_ended() { active_.store(false, std::memory_order_relaxed); }
   // MPI_Finalize: ends the thread (waits for it), before the engine shuts down.
   void stop();
+  // Engine::progress was called (by whoever holds the library lock, or the only thread).
+  static void note_poll() {
+    polls_.store(polls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
 
   // Longest block without a message: bounds how late a failure report (which rings no
   // doorbell) or a wake-up lost to the sender's unfenced check is noticed.
   static constexpr int kWaitMs = 10;
   // Polls in a row that moved nothing before the agent blocks.
   static constexpr int kIdlePolls = 16;
+  // How long the application must leave the engine alone before the agent polls it: a look
+  // per kDeferMs while the application calls MPI (a timer wake-up of a sleeping thread), and
+  // the asynchronous progress of a computing rank starts at most about that late.
+  static constexpr int kDeferMs = 1;
 
  private:
   void main();
   // One burst under the lock: done (nothing outstanding any more), idle (armed: block until
   // a message) or busy (still moving after its bound: go again).
   enum class Burst { done, idle, busy };
-  Burst burst();
+  Burst burst();  // takes the lock and drives
+  Burst drive();
+  // Someone else polled the engine since the agent last looked, or is blocked in a wait now.
+  bool application_polled();
+  // Sleeps up to ms on mutex_'s condition variable; false when stop() was asked.
+  bool nap(int ms);
 
   Engine* engine_;
   bool (*pending_)(void*);
@@ -84,6 +109,12 @@ class ProgressAgent {
   static constexpr int kTicksBeforeSleep = 100;
   bool ticking_ = false;
   int quiet_ticks_ = 0;
+  // Times burst() took the library lock (the agent's thread only; logged by stop()).
+  unsigned long long bursts_ = 0;
+  // Engine polls so far (only the library lock's holder, or the only thread, writes: no RMW),
+  // and their count at the agent's last look (its own polls are no sign of the application's).
+  static std::atomic<std::uint64_t> polls_;
+  std::uint64_t seen_polls_ = 0;
 };
 
 }  // namespace ftmpi

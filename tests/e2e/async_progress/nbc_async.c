@@ -21,8 +21,19 @@
  *   seen while it computed. With PIDDIR set (run_mpi.sh), "after the sleep" means at least
  *   MS*3/4 after the victim's actual death, which it records in $PIDDIR/death. ROUNDS is
  *   ignored (one failure per run; the test loops runs).
+ * handover: ROUNDS rounds of MS (a count here) back-to-back 8 B MPI_Allreduce, then as many
+ *   MPI_Iallreduce + MPI_Wait. While the application drives progress itself (it is inside MPI
+ *   nearly all the time) the progress thread must stay out of its way. The check is a count,
+ *   not a time: the thread logs how often it took the library lock ("asynchronous progress
+ *   thread ends: N bursts", FTMPI_DEBUG=1) and handover_check.sh compares N with the number of
+ *   collectives printed here. It used to be woken at the end of every MPI_Wait and take the
+ *   lock from the caller (on oversubscribed cores a context switch or two each time).
+ *   Prints both times per call too (medians of the rounds, slowest rank; not checked) and the
+ *   thread's voluntary context switches per collective (getrusage: the process's minus the
+ *   main thread's).
  * A 4th argument `multiple` initializes with MPI_THREAD_MULTIPLE (the library lock is on from
  * the start instead of being switched on by the first nonblocking collective). */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <mpi.h>
 #include <mpi-ext.h>
 #include <ftmpi.h>
@@ -190,6 +201,51 @@ static void fail(int ms) {
   if (bad == 0) printf("nbc_async fail: rank %d saw error class %d at its first test\n", rank, cls);
 }
 
+static long voluntary_switches(int who) {
+  struct rusage u;
+  getrusage(who, &u);
+  return u.ru_nvcsw;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void handover(int rounds, int iters) {
+  enum { kMaxRounds = 32 };
+  double blocking[kMaxRounds], nonblocking[kMaxRounds], in = rank + 1, out = 0;
+  long agent = 0;
+  if (rounds > kMaxRounds) rounds = kMaxRounds;
+  for (int round = 0; round < rounds; round++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    for (int i = 0; i < iters; i++) MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    blocking[round] = (now() - t0) / iters;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const long self0 = voluntary_switches(RUSAGE_SELF), main0 = voluntary_switches(RUSAGE_THREAD);
+    t0 = now();
+    for (int i = 0; i < iters; i++) {
+      MPI_Request q;
+      MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+      MPI_Wait(&q, MPI_STATUS_IGNORE);
+    }
+    nonblocking[round] = (now() - t0) / iters;
+    agent += (voluntary_switches(RUSAGE_SELF) - self0) - (voluntary_switches(RUSAGE_THREAD) - main0);
+    CHECK(out == size * (size + 1) / 2.0, "round %d: allreduce gave %g", round, out);
+  }
+  qsort(blocking, rounds, sizeof(double), cmp_double);
+  qsort(nonblocking, rounds, sizeof(double), cmp_double);
+  double mine[3] = {blocking[rounds / 2] * 1e6, nonblocking[rounds / 2] * 1e6,
+                    (double)agent / ((double)rounds * iters)}, worst[3];
+  MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("nbc_async handover: %d ranks, %d collectives each; 8 B allreduce %.2f us, iallreduce + "
+           "wait %.2f us, progress thread %.3f switches per collective (slowest rank)\n", size,
+           rounds * iters, worst[0], worst[1], worst[2]);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 4 && strcmp(argv[4], "multiple") == 0) {
     int provided = 0;
@@ -201,7 +257,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4 || size < 2 || size > 64) {
-    if (rank == 0) fprintf(stderr, "usage: nbc_async overlap|idle|fail ROUNDS MS [expect-stall|multiple] (2-64 ranks)\n");
+    if (rank == 0) fprintf(stderr, "usage: nbc_async overlap|idle|fail|handover ROUNDS MS [expect-stall|multiple] (2-64 ranks)\n");
     MPI_Finalize();
     return 2;
   }
@@ -211,6 +267,8 @@ int main(int argc, char **argv) {
     overlap(rounds, ms, argc > 4 && strcmp(argv[4], "expect-stall") == 0);
   } else if (strcmp(mode, "idle") == 0) {
     idle(rounds, ms);
+  } else if (strcmp(mode, "handover") == 0) {
+    handover(rounds, ms);
   } else if (strcmp(mode, "fail") == 0 && size >= 3) {
     fail(ms);
   } else {
