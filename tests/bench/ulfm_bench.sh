@@ -12,8 +12,10 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 printf '| ranks | kill -> MPIX_ERR_PROC_FAILED, median survivor (ms) | slowest survivor (ms) | revoke -> last MPIX_ERR_REVOKED (ms) | MPIX_Comm_shrink after a failure (ms) | MPIX_Comm_agree (us) | 8 B MPI_Allreduce (us) | agree / allreduce |\n|---|---|---|---|---|---|---|---|\n'
 for np in $sizes; do
   out=$(for i in $(seq "$reps"); do
-          PIDDIR=$(mktemp -d) timeout 60 "$build/bin/mpirun" -n "$np" --with-ft ulfm "$prog" 2>/dev/null |
+          piddir=$(mktemp -d)   # one per run, removed after it (nothing left in $TMPDIR)
+          PIDDIR=$piddir timeout 60 "$build/bin/mpirun" -n "$np" --with-ft ulfm "$prog" 2>/dev/null |
             grep '^ulfm_bench:' || true
+          rm -rf "$piddir"
         done)
   [ -n "$out" ] || { echo "| $np | failed | | | | | | |"; continue; }
   col() { printf '%s\n' "$out" | awk -v k="$1" '{for (i=1;i<NF;i++) if ($i==k) print $(i+1)}' | median; }

@@ -9,9 +9,11 @@ mpirun=$build/bin/mpirun bin=$build/tests/bin
 run() {  # name, mpirun arguments...
   local name=$1
   shift
-  local out rc
-  out=$(PIDDIR=$(mktemp -d) timeout -k 5 60 "$mpirun" --timeout 45 "$@" 2>&1)
+  local out rc piddir
+  piddir=$(mktemp -d)   # the victims' kill times (killtime.h): one per run, removed after it
+  out=$(PIDDIR=$piddir timeout -k 5 60 "$mpirun" --timeout 45 "$@" 2>&1)
   rc=$?
+  rm -rf "$piddir"
   if [ $rc -ne 0 ]; then
     printf '%s\n' "$out"
     echo "ulfm_stress: FAIL: $name, iteration $i (exit $rc)"
