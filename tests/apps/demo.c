@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define STEPS 40
 #define BLOCK 200000
@@ -38,7 +39,14 @@ int main(int argc, char **argv) {
   int me = rank, nvalid = size; /* my index among the valid ranks, and how many there are */
   int victim = argc > 1 ? atoi(argv[1]) : size / 2;
   int kill_step = argc > 2 ? atoi(argv[2]) : STEPS / 2;
-  const char *killfile = "/tmp/ftmpi-demo-killtime";
+  /* The victim leaves its kill time here for the survivors' "detected ... after the kill".
+   * One file per job (named by world rank 0's pid), in $TMPDIR, removed at the end: a fixed
+   * /tmp name was shared by concurrent demos and left behind by every run. */
+  long pid0 = (long)getpid();
+  MPI_Bcast(&pid0, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const char *tmpdir = getenv("TMPDIR");
+  char killfile[4096];
+  snprintf(killfile, sizeof killfile, "%s/ftmpi-demo-killtime.%ld", tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp", pid0);
   int cmode, mmode;
   FTMPI_Comm_get_mode(MPI_COMM_WORLD, &cmode, &mmode);
   if (rank == 0) {
@@ -95,6 +103,7 @@ int main(int argc, char **argv) {
   for (long i = 0; i < (long)STEPS * BLOCK; i++) expect += 1.0 / ((double)(i + 1) * (i + 1));
   int ok = (total - expect) < 1e-12 && (expect - total) < 1e-12;
   if (me == 0) {
+    unlink(killfile); /* every survivor read it when it met the failure, before this step */
     printf("demo: result %.15f, serial %.15f: %s (%d failure%s survived)\n", total, expect,
            ok ? "CORRECT" : "WRONG", failures_seen, failures_seen == 1 ? "" : "s");
   }
