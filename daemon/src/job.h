@@ -86,6 +86,9 @@ struct Job {
     // A rank that finished MPI (finalized) and then exited non-zero: not a failure the job
     // survives, but the job's result (SPEC 4.7: every process still in the job must exit 0).
     std::optional<int> finalized_error_code;
+    // Launched in ABORT mode, but a rank here switched a communicator to another mode
+    // (ReportKind::traps_failures): deaths are reported, not fatal (job_ending.cpp).
+    bool failures_trapped = false;
     std::uint64_t kill_timer = 0;
     std::uint64_t drain_timer = 0;
     bool output_paused = false;

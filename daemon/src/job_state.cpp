@@ -66,6 +66,12 @@ void JobSupervisor::handle_report(const std::uint8_t* data, std::size_t n, pid_t
         if (sender == who.pid && !who.exited) who.finalized = true;
         return;  // a fact about this host's process: nothing for the tools, nothing to relay
     }
+    if (rep.kind == proto::ReportKind::traps_failures) {
+        if (!job->failures_trapped) FTMPID_INFO("job %s: rank %u left ABORT mode: deaths are reported, not fatal",
+                                                job->id.c_str(), rep.reporter);
+        job->failures_trapped = true;  // how this host's deaths end; nothing for the tools
+        return;
+    }
     // A remote daemon passes it on: the tools run on mpirun's host (host_table.h).
     if (forward_reports_ && job->slice) {
         proto::CommReportRelay relay;
@@ -100,7 +106,8 @@ void JobSupervisor::relay_report(std::uint64_t client, const proto::CommReportRe
 void JobSupervisor::apply_report(Job& job_ref, proto::CommReport rep) {
     Job* job = &job_ref;
     const auto key = std::make_pair(rep.comm.key_context, rep.comm.leader);
-    if (rep.kind == proto::ReportKind::finalized) return;  // handled where it arrives, never relayed
+    // Handled where they arrive, never relayed.
+    if (rep.kind == proto::ReportKind::finalized || rep.kind == proto::ReportKind::traps_failures) return;
     if (rep.kind == proto::ReportKind::freed) {
         auto it = job->comms.find(key);
         if (it == job->comms.end()) return;

@@ -46,6 +46,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (Err e = lib().comms.lookup(comm, &c); e != Err::ok) return raise_world(e);
   if (Err e = check_errhandler(errhandler); e != Err::ok) return raise(c, e);
   c->errhandler = errhandler;
+  c->errhandler_chosen = true;
   return MPI_SUCCESS;
 }
 

@@ -25,7 +25,15 @@ int FTMPI_Comm_set_mode(MPI_Comm comm, int comm_mode, int msg_mode) {
   if (!valid_msg_mode(msg_mode)) return raise(c, fail(Err::arg, "%d is not a message mode", msg_mode));
   c->comm_mode = comm_mode;
   c->msg_mode = msg_mode;
+  // SPEC 4.2: in a non-ABORT mode MPI_COMM_WORLD's default handler returns errors; switching
+  // modes switches that default too, unless the application chose a handler itself.
+  if (c->handle == MPI_COMM_WORLD && !c->errhandler_chosen)
+    c->errhandler = comm_mode == FTMPI_COMM_MODE_ABORT ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN;
+  // A job launched in ABORT mode: its daemon must stop ending the job at a death, or this
+  // communicator's mode would never get the chance to act.
   monitor().comm_changed(*c);
+  if (comm_mode != FTMPI_COMM_MODE_ABORT && comm_mode_from_env() == FTMPI_COMM_MODE_ABORT)
+    monitor().failures_trapped();
   return MPI_SUCCESS;
 }
 

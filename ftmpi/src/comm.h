@@ -33,6 +33,8 @@ struct Comm {
   std::vector<int> rank_of_proc;      // process index -> communicator rank, -1 if absent
   int rank = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  // Set by MPI_Comm_set_errhandler: MPI_COMM_WORLD's handler then no longer follows its mode.
+  bool errhandler_chosen = false;
   std::string name;
   // MPI_Comm_set_info's hints (info.h): kept and returned by MPI_Comm_get_info, acted on by
   // nothing yet; MPI_Comm_dup copies them (MPI-3.1 6.4.2).

@@ -151,16 +151,29 @@ void Monitor::comm_freed(const Comm& c) {
   send_or_queue(k, encode_freed(jobid_, rank_, k.first, k.second));
 }
 
-void Monitor::finalize() {
-  if (!ready()) return;
-  // Queued last, so it is the rank's last word: after it the daemon counts an exit as normal.
-  pending_.emplace(Key{~0u, ~0u}, encode_finalized(jobid_, rank_));
+// The records the daemon must have before it judges this rank's exit. Keys sort after every
+// communicator's, so they go after whatever is still queued.
+void Monitor::deliver_now(const Key& k, std::vector<std::uint8_t> bytes) {
+  pending_[k] = std::move(bytes);
   for (int i = 0; i < 50 && !pending_.empty() && state_ == State::on; ++i) {
     retry_pending();
     if (pending_.empty()) break;
     timespec ts{0, 1000000};
     nanosleep(&ts, nullptr);
   }
+}
+
+void Monitor::failures_trapped() {
+  if (trapped_sent_ || !ready()) return;
+  trapped_sent_ = true;
+  deliver_now(Key{~0u, ~0u - 1}, proto::encode_report(report_header(proto::ReportKind::traps_failures,
+                                                                      jobid_, rank_, 0, 0)));
+}
+
+void Monitor::finalize() {
+  if (!ready()) return;
+  // Last key, so it is the rank's last word: after it the daemon counts an exit as normal.
+  deliver_now(Key{~0u, ~0u}, encode_finalized(jobid_, rank_));
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   state_ = State::off;

@@ -30,6 +30,10 @@ class Monitor {
   // MPI_Finalize: last retry of anything still queued, then the `finalized` record that tells
   // the daemon this rank exits normally (at most ~50 ms in all), then close.
   void finalize();
+  // In a job launched in ABORT mode the application left ABORT mode (FTMPI_Comm_set_mode): the
+  // `traps_failures` record, so the daemon stops ending the job at a death. Like finalize(),
+  // delivered before it returns (at most ~50 ms of retries); sent once.
+  void failures_trapped();
 
   bool enabled() const { return state_ == State::on; }
 
@@ -50,8 +54,10 @@ class Monitor {
   void send_or_queue(const Key& k, std::vector<std::uint8_t> bytes);
   bool try_send(const std::vector<std::uint8_t>& bytes);  // false: daemon busy, keep it
   void retry_pending();
+  void deliver_now(const Key& k, std::vector<std::uint8_t> bytes);  // queue it, retry ~50 ms
 
   State state_ = State::unknown;
+  bool trapped_sent_ = false;
   int fd_ = -1;
   std::string jobid_;
   std::uint32_t rank_ = 0;

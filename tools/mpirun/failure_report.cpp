@@ -31,7 +31,9 @@ const char* repair_of(proto::CommMode mode) {
         case proto::CommMode::rebuild: return "REBUILD: a replacement takes its rank at the repair";
         case proto::CommMode::rebuild_append: return "REBUILD_APPEND: a replacement is appended at the repair";
         case proto::CommMode::ulfm: return "ULFM: the application revokes, shrinks and agrees";
-        default: return "ABORT";
+        // A job launched in ABORT mode continues only when the application switched its
+        // communicators to another mode (FTMPI_Comm_set_mode): they repair as they were set.
+        default: return "ABORT left by the application: each communicator repairs by its own mode";
     }
 }
 

@@ -194,7 +194,7 @@ ProtoStatus decode_report(const std::uint8_t* data, std::size_t n, CommReport& o
     if (r.u32() != kReportMagic) return ProtoStatus::bad_magic;
     if (r.u8() != 1) return ProtoStatus::bad_version;
     std::uint8_t kind = r.u8();
-    if (kind < 1 || kind > 3) return ProtoStatus::malformed;
+    if (kind < 1 || kind > 4) return ProtoStatus::malformed;
     CommReport rep;
     rep.kind = static_cast<ReportKind>(kind);
     rep.jobid = r.str();

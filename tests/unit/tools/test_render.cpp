@@ -197,15 +197,19 @@ TEST_CASE("snapshot and report encodings round-trip; garbage is refused") {
     huge[huge.size() - 3 * 5 - 4] = 0xff;  // procs count far beyond the bytes left
     CHECK(proto::decode_report(huge.data(), huge.size(), rr) != proto::ProtoStatus::ok);
 
-    // A rank's `finalized` record: header only; an unknown kind is refused.
-    proto::CommReport fin;
-    fin.kind = proto::ReportKind::finalized;
-    fin.jobid = "j";
-    fin.reporter = 5;
-    auto fb = proto::encode_report(fin);
-    REQUIRE(proto::decode_report(fb.data(), fb.size(), rr) == proto::ProtoStatus::ok);
-    CHECK(rr.kind == proto::ReportKind::finalized);
-    CHECK(rr.reporter == 5);
-    fb[5] = 4;  // the kind byte, after magic and version
-    CHECK(proto::decode_report(fb.data(), fb.size(), rr) == proto::ProtoStatus::malformed);
+    // A rank's `finalized` and `traps_failures` records: header only; an unknown kind is refused.
+    for (proto::ReportKind kind : {proto::ReportKind::finalized, proto::ReportKind::traps_failures}) {
+        proto::CommReport fin;
+        fin.kind = kind;
+        fin.jobid = "j";
+        fin.reporter = 5;
+        auto fb = proto::encode_report(fin);
+        REQUIRE(proto::decode_report(fb.data(), fb.size(), rr) == proto::ProtoStatus::ok);
+        CHECK(rr.kind == kind);
+        CHECK(rr.reporter == 5);
+        fb[5] = 5;  // the kind byte, after magic and version
+        CHECK(proto::decode_report(fb.data(), fb.size(), rr) == proto::ProtoStatus::malformed);
+        fb[5] = 0;
+        CHECK(proto::decode_report(fb.data(), fb.size(), rr) == proto::ProtoStatus::malformed);
+    }
 }

@@ -93,7 +93,8 @@ struct Frame;
 ProtoStatus decode(const Frame& f, Snapshot& out);
 
 // A rank's report, sent as one Unix datagram (no frame header):
-//   u32 magic 'FTMR' | u8 version 1 | u8 kind (1 update, 2 freed, 3 finalized) | str jobid | u32 world rank
+//   u32 magic 'FTMR' | u8 version 1 | u8 kind (1 update, 2 freed, 3 finalized, 4 traps_failures)
+//   | str jobid | u32 world rank
 //   | u32 key_context | u32 leader | [update: u32 context | str name | u8 state | u8 comm_mode | u8 msg_mode
 //   | u32 size | size x (u32 world rank, u8 proc state)]
 inline constexpr std::uint32_t kReportMagic = 0x524D5446u;  // "FTMR"
@@ -102,7 +103,12 @@ inline constexpr std::uint32_t kReportMagic = 0x524D5446u;  // "FTMR"
 // and exits, so on a starved machine the daemon could reap the rank before hearing of it and
 // report a failure. This datagram is written by the rank itself before it exits, and the daemon
 // reads its socket before reaping (Daemon::on_signals), so it is never late.
-enum class ReportKind : std::uint8_t { update = 1, freed = 2, finalized = 3 };
+// `traps_failures`: in a job launched in ABORT mode the application switched a communicator to
+// another mode (FTMPI_Comm_set_mode; modes are per communicator, SPEC 4.2). From then on this
+// rank's daemon reports a death like in the other modes instead of ending the job, and the
+// processes' communicators decide (one still in ABORT mode aborts the job from the library).
+// Sent before FTMPI_Comm_set_mode returns and read before the daemon judges an exit, as above.
+enum class ReportKind : std::uint8_t { update = 1, freed = 2, finalized = 3, traps_failures = 4 };
 struct CommReport {
     ReportKind kind = ReportKind::update;
     std::string jobid;
