@@ -29,7 +29,8 @@ void help(FILE* out) {
                  "  --json      print one JSON snapshot\n"
                  "  --watch     print a new snapshot (text, or JSON with --json) at every change\n"
                  "  --socket    ask only this daemon (default: $FTMPI_DAEMON_SOCKET, else every\n"
-                 "              daemon of this user, private ones included)\n");
+                 "              daemon of this user, private ones included)\n"
+                 "  --help, --version\n");
 }
 
 const ftmpi::cli::Tool kTool{"cominfo",

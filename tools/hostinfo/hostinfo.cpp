@@ -25,7 +25,8 @@ void help(FILE* out) {
                  "  (default)   live full-screen view; q quits\n"
                  "  --once      print one plain-text snapshot\n"
                  "  --json      print one JSON snapshot\n"
-                 "  --watch     print a new snapshot at every change (uptime, load and CPU aside)\n");
+                 "  --watch     print a new snapshot at every change (uptime, load and CPU aside)\n"
+                 "  --help, --version\n");
 }
 
 const ftmpi::cli::Tool kTool{"hostinfo",

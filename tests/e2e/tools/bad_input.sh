@@ -83,4 +83,14 @@ for args in "simulate --work inf" "simulate --work nan" "simulate --mtbf inf,100
   [ $rc -eq 2 ] || fail "ftckpt-plan $args: exit $rc, expected 2 ($err)"
   grep -q "usage: " <<<"$err" || fail "ftckpt-plan $args: no usage line in: $err"
 done
+# The other side of the policy: every tool answers --help (usage on stdout, exit 0) and --version
+# ("NAME (ftmpi) VERSION", exit 0); cominfo and hostinfo once refused --version as bad input.
+for tool in mpirun mpiexec cominfo hostinfo ftmpid ftckpt-plan ftmpi-info; do
+  out=$(timeout 10 "$bin/$tool" --help 2>/dev/null); rc=$?
+  [ $rc -eq 0 ] || fail "$tool --help: exit $rc"
+  grep -q "^usage: $tool" <<<"$out" || fail "$tool --help: no usage line on stdout"
+  out=$(timeout 10 "$bin/$tool" --version 2>&1); rc=$?
+  [ $rc -eq 0 ] || fail "$tool --version: exit $rc ($out)"
+  grep -q "^$tool (ftmpi) [0-9]" <<<"$out" || fail "$tool --version: $out"
+done
 echo "bad input OK"
