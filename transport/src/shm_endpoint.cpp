@@ -488,12 +488,7 @@ void ShmEndpoint::fail_peer(PeerId peer) {
         free_op(op);
         continue;
       }
-      Completion c;
-      c.context = op->user_context;
-      c.status = Status::peer_failed;
-      c.source = peer;
-      core_.backlog.push(c);
-      free_op(op);
+      complete_ended(op, peer, Status::peer_failed);
     }
   }
   // Its shared memory goes too (a REBUILD job maps every replacement's region: 50 repairs kept

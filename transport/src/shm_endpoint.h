@@ -181,8 +181,9 @@ class ShmEndpoint final : public LargeMessageChannel {
     Arrival arrival;
   };
   std::deque<MatchedLarge> matched_;
-  // An abandoned receive (abandon_matched_recv): completed as canceled, its record freed.
-  void complete_canceled(OpRecord* op, PeerId source);
+  // Ends op with `status` from `source` and frees its record: an abandoned receive
+  // (abandon_matched_recv, canceled), an operation on a dead peer (peer_failed).
+  void complete_ended(OpRecord* op, PeerId source, Status status);
   // Senders' regions mapped to copy bulk payloads out, by token.
   std::unordered_map<std::uint64_t, std::unique_ptr<ring::Region>> bulk_sources_;
   // Failed peers' regions, unmapped on the second poll after the failure (fail_peer).

@@ -312,7 +312,7 @@ void ShmEndpoint::abandon_matched_recv(void* context) {
   for (auto it = matched_.begin(); it != matched_.end(); ++it) {
     if (it->op->user_context != context) continue;
     drop_large(it->arrival);  // never read: its sender may finish
-    complete_canceled(it->op, it->arrival.source);
+    complete_ended(it->op, it->arrival.source, Status::canceled);
     matched_.erase(it);
     return;
   }
@@ -320,16 +320,16 @@ void ShmEndpoint::abandon_matched_recv(void* context) {
     for (OpRecord* op = p.pending.head(); op != nullptr; op = op->next) {
       if (op->kind != OpKind::recv || op->stage != 2 || op->user_context != context) continue;
       p.pending.remove(op);
-      complete_canceled(op, op->peer);
+      complete_ended(op, op->peer, Status::canceled);
       return;
     }
   }
 }
 
-void ShmEndpoint::complete_canceled(OpRecord* op, PeerId source) {
+void ShmEndpoint::complete_ended(OpRecord* op, PeerId source, Status status) {
   Completion c;
   c.context = op->user_context;
-  c.status = Status::canceled;
+  c.status = status;
   c.source = source;
   core_.backlog.push(c);
   free_op(op);
