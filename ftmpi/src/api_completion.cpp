@@ -291,6 +291,8 @@ int MPI_Cancel(MPI_Request* request) {
   if (Request* op = operation_of(r)) {
     if (op->kind == Request::Kind::done_at_once) {
       cancel_buffered(op);  // a buffered send's proxy
+    } else if (op->kind == Request::Kind::pair) {
+      pair_cancel(op);  // MPI_Isendrecv(_replace)
     } else {
       lib().engine.cancel(op);
     }

@@ -2,7 +2,8 @@
 // is a pair (Request::Kind::pair) of a receive and a send started by MPI_Irecv and MPI_Isend
 // themselves, so each half starts, fails and is purged exactly as those calls' requests do
 // (MPI_PROC_NULL, a ULFM failure known at the start, a revoke, a FT-MPI purge); the pair is
-// complete when both are, and every Wait/Test form sees it through request_done.
+// complete when both are, and every Wait/Test form sees it through request_done. MPI_Cancel
+// cancels both parts (MPI-4.0 3.8.4: the pair is cancellable as its parts are).
 #include <cstdint>
 #include <vector>
 
@@ -65,11 +66,27 @@ bool pair_done(Request* p) {
   p->bytes = status_bytes(&st);
   p->cancelled = status_cancelled(&st);
   h = send->handle;
-  const int send_error = retire(send, MPI_STATUS_IGNORE, &h);
+  MPI_Status send_st;
+  const int send_error = retire(send, &send_st, &h);
   p->error = recv_error != MPI_SUCCESS ? recv_error : send_error;
+  // After MPI_Cancel (pair_cancel): cancelled only when neither half happened. A pair whose one
+  // half was cancelled and the other done (its peer had matched the send, or had sent to it)
+  // is neither cancelled nor complete as asked: an error says which half went.
+  const bool recv_cancelled = p->cancelled, send_cancelled = status_cancelled(&send_st);
+  p->cancelled = recv_cancelled && send_cancelled;
+  if (p->error == MPI_SUCCESS && recv_cancelled != send_cancelled) {
+    p->error = to_code(fail(Err::request, "MPI_Isendrecv on %s: MPI_Cancel cancelled its %s, but "
+                            "its %s had taken place", p->comm->name.c_str(),
+                            recv_cancelled ? "receive" : "send", recv_cancelled ? "send" : "receive"));
+  }
   p->pair = {};
   p->complete = true;
   return true;
+}
+
+void pair_cancel(Request* p) {
+  if (p->complete) return;
+  for (Request* part : {p->pair.recv, p->pair.send}) lib().engine.cancel(part);
 }
 
 void pair_free(Request* p) {

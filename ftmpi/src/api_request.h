@@ -34,6 +34,9 @@ void release_persistent(Request* r);
 bool pair_done(Request* pair);
 // MPI_Request_free of a pair: its parts go on alone and are recycled when they complete.
 void pair_free(Request* pair);
+// MPI_Cancel of a pending pair: cancels both parts; pair_done reports it cancelled when both
+// were, and MPI_ERR_REQUEST when only one was (the other half took place).
+void pair_cancel(Request* pair);
 
 // MPI_Cancel of a buffered send's proxy request (MPI_Ibsend, a started MPI_Bsend_init): asks
 // to cancel the send behind it; the proxy is then pending until the answer comes.
