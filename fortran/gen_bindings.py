@@ -4,7 +4,10 @@
 The C headers are the one table: every `int MPI_*(...)`, `FTMPI_*` and `MPIX_*` prototype gets a
 Fortran-callable wrapper (`mpi_send_`, gfortran's naming: lower case, one trailing underscore)
 unless fortran/src/*.c writes it by hand (MANUAL: strings with special lengths, callbacks, the
-MPI-1 INTEGER-address calls) or it has no Fortran form (C_ONLY). Every `#define` with an integer
+MPI-1 INTEGER-address calls) or it has no Fortran form (C_ONLY). Each binding also has its
+profiling name (`pmpi_send_`, which calls C's PMPI_Send; a hand-written one is the same body
+under a second name, FTMPI_F_PMPI in fortran_support.h), and `use mpi` an interface for it
+(PMPI_Send), so a Fortran tool can define MPI_SEND and call PMPI_SEND. Every `#define` with an integer
 value becomes a PARAMETER in mpif.h. A prototype whose arguments this script does not know is
 listed in unbound.txt (test fortran.coverage fails on it) rather than breaking the build.
 
@@ -197,8 +200,15 @@ def wrapper(name, params):
             post.append(f"  if (*ierr == MPI_SUCCESS) ftmpi_f_string_out({p.name}_c, {p.name}, {p.name}_len);")
     decls.append("MPI_Fint *ierr")
     decls += hidden
-    body = pre + [f"  *ierr = {name}({', '.join(args)});"] + post
-    return (f"void {name.lower()}_({', '.join(decls)}) {{\n" + "\n".join(body) + "\n}\n")
+    def body(callee):
+        return "\n".join(pre + [f"  *ierr = {callee}({', '.join(args)});"] + post)
+    text = f"void {name.lower()}_({', '.join(decls)}) {{\n{body(name)}\n}}\n"
+    # The profiling name calls the C profiling name (as MPICH's bindings do): a call a Fortran
+    # tool forwards with PMPI_SEND is not seen again by a C tool's MPI_Send. FTMPI_ calls have
+    # no C profiling name; theirs is the binding under a second name.
+    if name.startswith(("MPI_", "MPIX_")):
+        return text + f"void p{name.lower()}_({', '.join(decls)}) {{\n{body('P' + name)}\n}}\n"
+    return text + f"FTMPI_F_PMPI({name.lower()}_);\n"
 
 
 def fortran_lines(name, value):
@@ -287,9 +297,10 @@ def main():
         "      EXTERNAL MPI_TYPE_DUP_FN",
     ]
     module_constants = list(out)
-    out += ["      DOUBLE PRECISION MPI_WTIME, MPI_WTICK", "      EXTERNAL MPI_WTIME, MPI_WTICK",
-            "      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF",
-            "      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF"]
+    for p in ("", "P"):  # the functions and their profiling names
+        out += [f"      DOUBLE PRECISION {p}MPI_WTIME, {p}MPI_WTICK", f"      EXTERNAL {p}MPI_WTIME, {p}MPI_WTICK",
+                f"      INTEGER(KIND=MPI_ADDRESS_KIND) {p}MPI_AINT_ADD, {p}MPI_AINT_DIFF",
+                f"      EXTERNAL {p}MPI_AINT_ADD, {p}MPI_AINT_DIFF"]
     for line in out:
         if len(line) > 72 or "\t" in line:
             raise SystemExit(f"gen_bindings: mpif.h line not fixed-form safe: {line}")

@@ -142,18 +142,21 @@ def module_source(constant_lines, bound):
     out += constant_lines
     out += gen_sizeof.declarations("ftmpi")
     out += ["  interface"]
-    for call, params in bound:
-        args = [(_dummy(p.name), _declaration(call, p)) for p in params] + [("ierror", "integer")]
-        out += _interface(call, args)
-    for call, args in MANUAL_INTERFACES:
-        if call not in OVERLOADS:
-            out += _interface(call, args)
-    out += _interface("MPI_F_sync_reg", [("buf", _BUF)])
-    for fn in ("MPI_Wtime", "MPI_Wtick"):
-        out += [f"    double precision function {fn}()", f"    end function {fn}"]
-    for fn, args in (("MPI_Aint_add", "base, disp"), ("MPI_Aint_diff", "addr1, addr2")):
-        out += [f"    integer(kind=MPI_ADDRESS_KIND) function {fn}({args})", f"      {IMPORTS}",
-                f"      integer(kind=MPI_ADDRESS_KIND), intent(in) :: {args}", f"    end function {fn}"]
+    # Each call twice: MPI_Send and its profiling name PMPI_Send (MPI-3.1 14.2), which a tool
+    # calls from its own MPI_SEND (`use mpi, only: PMPI_Send`); the library exports pmpi_send_.
+    for p in ("", "P"):
+        for call, params in bound:
+            args = [(_dummy(q.name), _declaration(call, q)) for q in params] + [("ierror", "integer")]
+            out += _interface(p + call, args)
+        for call, args in MANUAL_INTERFACES:
+            if p or call not in OVERLOADS:  # PMPI_Alloc_mem: the address form only
+                out += _interface(p + call, args)
+        out += _interface(p + "MPI_F_sync_reg", [("buf", _BUF)])
+        for fn in ("MPI_Wtime", "MPI_Wtick"):
+            out += [f"    double precision function {p}{fn}()", f"    end function {p}{fn}"]
+        for fn, args in (("MPI_Aint_add", "base, disp"), ("MPI_Aint_diff", "addr1, addr2")):
+            out += [f"    integer(kind=MPI_ADDRESS_KIND) function {p}{fn}({args})", f"      {IMPORTS}",
+                    f"      integer(kind=MPI_ADDRESS_KIND), intent(in) :: {args}", f"    end function {p}{fn}"]
     out += ["  end interface"]
     for call, args in MANUAL_INTERFACES:
         if call in OVERLOADS:

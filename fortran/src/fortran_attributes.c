@@ -147,20 +147,24 @@ void mpi_keyval_create_(void *copy_fn, void *delete_fn, MPI_Fint *keyval, const 
                         MPI_Fint *ierr) {
   *ierr = create_keyval(1, copy_fn, delete_fn, keyval, *extra_state, 0);
 }
+FTMPI_F_PMPI(mpi_keyval_create_);
 
 void mpi_comm_create_keyval_(void *copy_fn, void *delete_fn, MPI_Fint *keyval,
                              const MPI_Aint *extra_state, MPI_Fint *ierr) {
   *ierr = create_keyval(0, copy_fn, delete_fn, keyval, *extra_state, 0);
 }
+FTMPI_F_PMPI(mpi_comm_create_keyval_);
 
 void mpi_attr_put_(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Fint *value, MPI_Fint *ierr) {
   *ierr = MPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*value);
 }
+FTMPI_F_PMPI(mpi_attr_put_);
 
 void mpi_comm_set_attr_(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Aint *value,
                         MPI_Fint *ierr) {
   *ierr = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void *)*value);
 }
+FTMPI_F_PMPI(mpi_comm_set_attr_);
 
 void mpi_attr_get_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
                    MPI_Fint *ierr) {
@@ -168,21 +172,25 @@ void mpi_attr_get_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Fint *value
   *ierr = get_attr(*comm, *keyval, &v, flag);
   if (*ierr == MPI_SUCCESS && *flag) *value = (MPI_Fint)v;
 }
+FTMPI_F_PMPI(mpi_attr_get_);
 
 void mpi_comm_get_attr_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
                         MPI_Fint *ierr) {
   *ierr = get_attr(*comm, *keyval, value, flag);
 }
+FTMPI_F_PMPI(mpi_comm_get_attr_);
 
 void mpi_type_create_keyval_(void *copy_fn, void *delete_fn, MPI_Fint *keyval,
                              const MPI_Aint *extra_state, MPI_Fint *ierr) {
   *ierr = create_keyval(0, copy_fn, delete_fn, keyval, *extra_state, 1);
 }
+FTMPI_F_PMPI(mpi_type_create_keyval_);
 
 void mpi_type_set_attr_(const MPI_Fint *type, const MPI_Fint *keyval, const MPI_Aint *value,
                         MPI_Fint *ierr) {
   *ierr = MPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void *)*value);
 }
+FTMPI_F_PMPI(mpi_type_set_attr_);
 
 void mpi_type_get_attr_(const MPI_Fint *type, const MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
                         MPI_Fint *ierr) {
@@ -193,5 +201,6 @@ void mpi_type_get_attr_(const MPI_Fint *type, const MPI_Fint *keyval, MPI_Aint *
   *flag = found ? 1 : 0;
   if (found) *value = (MPI_Aint)v;
 }
+FTMPI_F_PMPI(mpi_type_get_attr_);
 
 #pragma GCC visibility pop

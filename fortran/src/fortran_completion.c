@@ -13,12 +13,14 @@ void mpi_waitany_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MP
   *ierr = MPI_Waitany(*count, (MPI_Request *)requests, index, ftmpi_f_status(status));
   if (*ierr == MPI_SUCCESS && *index != MPI_UNDEFINED) *index += 1;
 }
+FTMPI_F_PMPI(mpi_waitany_);
 
 void mpi_testany_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
                   MPI_Fint *status, MPI_Fint *ierr) {
   *ierr = MPI_Testany(*count, (MPI_Request *)requests, index, flag, ftmpi_f_status(status));
   if (*ierr == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) *index += 1;
 }
+FTMPI_F_PMPI(mpi_testany_);
 
 /* MPI_ERR_IN_STATUS still reports which requests completed: convert their indices too. */
 void mpi_waitsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
@@ -29,6 +31,7 @@ void mpi_waitsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcou
     to_fortran_indices(indices, *outcount);
   }
 }
+FTMPI_F_PMPI(mpi_waitsome_);
 
 void mpi_testsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
                    MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr) {
@@ -38,5 +41,6 @@ void mpi_testsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcou
     to_fortran_indices(indices, *outcount);
   }
 }
+FTMPI_F_PMPI(mpi_testsome_);
 
 #pragma GCC visibility pop

@@ -59,6 +59,9 @@ static void copy_section(const Staged *s, int to_tmp) {
   }
 }
 
+/* Stagings allocated and not yet finished: what ftmpi_f08_staged_outstanding reports. */
+static int outstanding;
+
 /* Copies back what the call wrote (when `copy_out`) and frees the temporaries and `g`. */
 static void finish(Staging *g, int copy_out) {
   for (int i = 0; i < g->nbuf; i++) {
@@ -66,11 +69,13 @@ static void finish(Staging *g, int copy_out) {
     free(g->buf[i].tmp);
   }
   free(g);
+  __atomic_sub_fetch(&outstanding, 1, __ATOMIC_RELAXED);
 }
 
 /* The request's completion hook: run once by the library, under its lock, by whichever thread
- * completes the request (no MPI call here). */
-static void request_done(void *arg) { finish(arg, 1); }
+ * completes the request (no MPI call here); at MPI_Finalize for one never completed, whose
+ * temporary then holds no result to copy back (completed 0). */
+static void request_done(void *arg, int completed) { finish(arg, completed); }
 
 #pragma GCC visibility push(default)
 
@@ -87,7 +92,9 @@ void ftmpi_f08_stage(const CFI_cdesc_t *buf, const MPI_Fint *out, void **addr, M
     s.sm[j] = buf->dim[j].sm;
     s.n *= (size_t)buf->dim[j].extent;
   }
-  if (pending == NULL) pending = calloc(1, sizeof *pending);
+  if (pending == NULL && (pending = calloc(1, sizeof *pending)) != NULL) {
+    __atomic_add_fetch(&outstanding, 1, __ATOMIC_RELAXED);
+  }
   s.tmp = pending != NULL && pending->nbuf < 2 ? malloc(s.n * s.elem_len + 1) : NULL;
   if (s.tmp == NULL) {  /* stage_commit, called next whatever happens, frees what was staged */
     *ierr = MPI_ERR_NO_MEM;
@@ -114,5 +121,9 @@ void ftmpi_f08_stage_commit(const MPI_Fint *request, const MPI_Fint *rc) {
    * temporaries: they are left allocated rather than freed under it. */
   (void)ftmpi_request_on_done(r, request_done, g);
 }
+
+/* For tests (not an MPI call): how many calls' staged temporaries are still allocated; 0 after
+ * MPI_Finalize, whatever requests were left pending (tests/e2e/fortran/f08_staged_finalize.f90). */
+int ftmpi_f08_staged_outstanding(void) { return __atomic_load_n(&outstanding, __ATOMIC_RELAXED); }
 
 #pragma GCC visibility pop

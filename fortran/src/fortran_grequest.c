@@ -57,5 +57,6 @@ void mpi_grequest_start_(void *query_fn, void *free_fn, void *cancel_fn, const M
   }
   *request = MPI_Request_c2f(r);
 }
+FTMPI_F_PMPI(mpi_grequest_start_);
 
 #pragma GCC visibility pop

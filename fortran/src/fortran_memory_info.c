@@ -12,6 +12,7 @@ void mpi_alloc_mem_(const MPI_Aint *size, const MPI_Fint *info, MPI_Aint *basept
   *ierr = MPI_Alloc_mem(*size, MPI_Info_f2c(*info), &p);
   if (*ierr == MPI_SUCCESS) *baseptr = (MPI_Aint)p;
 }
+FTMPI_F_PMPI(mpi_alloc_mem_);
 
 /* ... or, overloaded in `use mpi` (17.1.? "MPI_ALLOC_MEM with TYPE(C_PTR)"), a TYPE(C_PTR),
  * which is a void * passed by reference. */
@@ -46,6 +47,7 @@ void mpi_info_get_string_(const MPI_Fint *info, const char *key, MPI_Fint *bufle
   }
   *buflen = n - 1;
 }
+FTMPI_F_PMPI(mpi_info_get_string_);
 
 /* Fortran has no argc/argv: the process's command line (MPI-4.0 11.4.3). */
 void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr) {
@@ -53,6 +55,7 @@ void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr) {
   *ierr = MPI_Info_create_env(0, NULL, &c);
   if (*ierr == MPI_SUCCESS) *info = MPI_Info_c2f(c);
 }
+FTMPI_F_PMPI(mpi_info_create_env_);
 
 #pragma GCC visibility pop
 
@@ -61,5 +64,7 @@ void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr) {
 /* MPI_AINT_ADD / MPI_AINT_DIFF: INTEGER(KIND=MPI_ADDRESS_KIND) functions (mpif.h, `use mpi`). */
 MPI_Aint mpi_aint_add_(const MPI_Aint *base, const MPI_Aint *disp) { return MPI_Aint_add(*base, *disp); }
 MPI_Aint mpi_aint_diff_(const MPI_Aint *addr1, const MPI_Aint *addr2) { return MPI_Aint_diff(*addr1, *addr2); }
+FTMPI_F_PMPI(mpi_aint_add_);
+FTMPI_F_PMPI(mpi_aint_diff_);
 
 #pragma GCC visibility pop

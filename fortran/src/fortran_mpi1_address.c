@@ -32,12 +32,14 @@ void mpi_address_(void *location, MPI_Fint *address, MPI_Fint *ierr) {
   int rc = MPI_Get_address(ftmpi_f_buffer(location), &a);
   narrow(rc, a, address, ierr);
 }
+FTMPI_F_PMPI(mpi_address_);
 
 void mpi_type_hvector_(const MPI_Fint *count, const MPI_Fint *blocklength, const MPI_Fint *stride,
                        const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr) {
   *ierr = MPI_Type_hvector(*count, *blocklength, (MPI_Aint)*stride, MPI_Type_f2c(*oldtype),
                            (MPI_Datatype *)newtype);
 }
+FTMPI_F_PMPI(mpi_type_hvector_);
 
 void mpi_type_hindexed_(const MPI_Fint *count, const MPI_Fint *blocklengths,
                         const MPI_Fint *displacements, const MPI_Fint *oldtype, MPI_Fint *newtype,
@@ -47,6 +49,7 @@ void mpi_type_hindexed_(const MPI_Fint *count, const MPI_Fint *blocklengths,
   *ierr = MPI_Type_hindexed(*count, blocklengths, d, MPI_Type_f2c(*oldtype), (MPI_Datatype *)newtype);
   free(d);
 }
+FTMPI_F_PMPI(mpi_type_hindexed_);
 
 void mpi_type_struct_(const MPI_Fint *count, const MPI_Fint *blocklengths,
                       const MPI_Fint *displacements, const MPI_Fint *types, MPI_Fint *newtype,
@@ -57,24 +60,28 @@ void mpi_type_struct_(const MPI_Fint *count, const MPI_Fint *blocklengths,
                           (MPI_Datatype *)newtype);
   free(d);
 }
+FTMPI_F_PMPI(mpi_type_struct_);
 
 void mpi_type_extent_(const MPI_Fint *datatype, MPI_Fint *extent, MPI_Fint *ierr) {
   MPI_Aint a = 0;
   int rc = MPI_Type_extent(MPI_Type_f2c(*datatype), &a);
   narrow(rc, a, extent, ierr);
 }
+FTMPI_F_PMPI(mpi_type_extent_);
 
 void mpi_type_lb_(const MPI_Fint *datatype, MPI_Fint *lb, MPI_Fint *ierr) {
   MPI_Aint a = 0;
   int rc = MPI_Type_lb(MPI_Type_f2c(*datatype), &a);
   narrow(rc, a, lb, ierr);
 }
+FTMPI_F_PMPI(mpi_type_lb_);
 
 void mpi_type_ub_(const MPI_Fint *datatype, MPI_Fint *ub, MPI_Fint *ierr) {
   MPI_Aint a = 0;
   int rc = MPI_Type_ub(MPI_Type_f2c(*datatype), &a);
   narrow(rc, a, ub, ierr);
 }
+FTMPI_F_PMPI(mpi_type_ub_);
 
 /* Fortran cannot use the returned address; the buffer is the one it attached. */
 void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr) {
@@ -82,5 +89,6 @@ void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr) {
   void *detached = NULL;
   *ierr = MPI_Buffer_detach(&detached, size);
 }
+FTMPI_F_PMPI(mpi_buffer_detach_);
 
 #pragma GCC visibility pop

@@ -56,19 +56,25 @@ void ftmpi_f_string_out(const char *c, char *f, size_t len) {
 #pragma GCC visibility push(default)
 
 void mpi_init_(MPI_Fint *ierr) { *ierr = MPI_Init(NULL, NULL); }
+FTMPI_F_PMPI(mpi_init_);
 
 void mpi_init_thread_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
   *ierr = MPI_Init_thread(NULL, NULL, *required, provided);
 }
+FTMPI_F_PMPI(mpi_init_thread_);
 
 void mpi_pcontrol_(const MPI_Fint *level) { (void)MPI_Pcontrol(*level); }
+FTMPI_F_PMPI(mpi_pcontrol_);
 
 /* MPI-3.1 17.1.17: an external call the compiler cannot see into, so it must assume buf changed
  * (a variable used only through MPI_BOTTOM or a nonblocking call is otherwise kept in a register). */
 void mpi_f_sync_reg_(void *buf) { __asm__ volatile("" : : "r"(buf) : "memory"); }
+FTMPI_F_PMPI(mpi_f_sync_reg_);
 
 double mpi_wtime_(void) { return MPI_Wtime(); }
 double mpi_wtick_(void) { return MPI_Wtick(); }
+FTMPI_F_PMPI(mpi_wtime_);
+FTMPI_F_PMPI(mpi_wtick_);
 
 void mpi_info_get_(const MPI_Fint *info, const char *key, const MPI_Fint *valuelen, char *value,
                    MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len) {
@@ -89,6 +95,7 @@ void mpi_info_get_(const MPI_Fint *info, const char *key, const MPI_Fint *valuel
   free(key_c);
   free(value_c);
 }
+FTMPI_F_PMPI(mpi_info_get_);
 
 void mpi_info_get_nthkey_(const MPI_Fint *info, const MPI_Fint *n, char *key, MPI_Fint *ierr,
                           size_t key_len) {
@@ -96,5 +103,6 @@ void mpi_info_get_nthkey_(const MPI_Fint *info, const MPI_Fint *n, char *key, MP
   *ierr = MPI_Info_get_nthkey(MPI_Info_f2c(*info), *n, key_c);
   if (*ierr == MPI_SUCCESS) ftmpi_f_string_out(key_c, key, key_len);
 }
+FTMPI_F_PMPI(mpi_info_get_nthkey_);
 
 #pragma GCC visibility pop

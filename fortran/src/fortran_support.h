@@ -32,6 +32,15 @@ extern MPI_Fint ftmpi_f08_weights_empty[1];
 
 #pragma GCC visibility pop
 
+/* A hand-written binding's profiling name (MPI-3.1 14.2, Fortran): pmpi_waitany_ is the binding
+ * itself under a second name (the generated ones have a second body calling C's PMPI_ name).
+ * A tool defines SUBROUTINE MPI_WAITANY (mpi_waitany_) and calls PMPI_WAITANY: the
+ * application's calls, and `use mpi_f08`'s, which go through mpi_waitany_ too, reach the tool's
+ * definition (an executable's or an earlier library's symbol interposes on this shared
+ * library's), and PMPI_WAITANY reaches the library. Written after each definition. */
+#define FTMPI_F_PMPI(fn) \
+  extern __typeof(fn) p##fn __attribute__((alias(#fn), visibility("default")))
+
 /* Room for any string the C library hands out (MPI_MAX_INFO_VAL is the longest). */
 #define FTMPI_F_STRING_MAX (MPI_MAX_INFO_VAL + 1)
 
@@ -78,12 +87,13 @@ typedef int ftmpi_run_fn(MPI_Aint offset, MPI_Aint len, void *arg);
 int ftmpi_type_blocks(MPI_Datatype type, int count, ftmpi_run_fn *visit, void *arg,
                       MPI_Datatype *uniform_kind);
 
-/* Has libftmpi run fn(arg) exactly once when `request` is done with: its completion first handed
- * to the user by any completion call of any binding (MPI_Request_get_status included), or its
- * record recycled after MPI_Request_free. fn runs under the library lock on the completing
- * thread and must make no MPI call. MPI_ERR_REQUEST for a handle that is no live request, a
- * persistent one or one that has a hook (ftmpi/src/api_request_hook.cpp; not an MPI call). */
-int ftmpi_request_on_done(MPI_Request request, void (*fn)(void *arg), void *arg);
+/* Has libftmpi run fn(arg, 1) exactly once when `request` is done with: its completion first
+ * handed to the user by any completion call of any binding (MPI_Request_get_status included),
+ * or its record recycled after MPI_Request_free; fn(arg, 0) at MPI_Finalize if the application
+ * never completed it (the operation may not have ended). fn runs under the library lock and
+ * must make no MPI call. MPI_ERR_REQUEST for a handle that is no live request, a persistent
+ * one or one that has a hook (ftmpi/src/api_request_hook.cpp; not an MPI call). */
+int ftmpi_request_on_done(MPI_Request request, void (*fn)(void *arg, int completed), void *arg);
 
 /* (count, datatype) over a choice buffer given as a Fortran descriptor (CFI_cdesc_t): for a
  * non-contiguous section, its first element and a new committed datatype over it (count 1,

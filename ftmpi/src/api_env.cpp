@@ -141,6 +141,9 @@ int MPI_Finalize(void) {
   l.engine.drain_sends();
   l.nbc.stop_progress();  // its thread waits on the transport: gone before it closes
   l.engine.shutdown();
+  // Requests the application never completed: nothing can write their buffers any more, so
+  // what their hooks own (mpi_f08's staged section temporaries) is freed now, not leaked.
+  l.engine.requests().for_each_live([](Request& r) { run_on_done(r, false); });
   monitor().finalize();
   FTMPI_DLOG("startup", "MPI_Finalize: PMIx client finalize");
   l.runtime.finalize();

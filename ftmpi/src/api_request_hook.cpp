@@ -11,7 +11,9 @@
 //   - the request's completion handed to the user (retire: MPI_Wait/Test/...any/some/all,
 //     MPI_Request_free of a complete request), success or error alike;
 //   - MPI_Request_get_status reporting it complete;
-//   - its record recycled without either (MPI_Request_free while it was pending).
+//   - its record recycled without either (MPI_Request_free while it was pending);
+//   - MPI_Finalize, for a request the application never completed: `completed` is 0 there
+//     (the operation may not have ended; what the hook owns is freed, nothing copied back).
 // The hook runs under the library lock, on whichever thread completes the request, and must
 // make no MPI call. Not an MPI call: lower-case name, declared in fortran/src/fortran_support.h.
 #include "library.h"
@@ -20,7 +22,7 @@
 using namespace ftmpi;
 
 extern "C" __attribute__((visibility("default"))) int ftmpi_request_on_done(
-    MPI_Request request, void (*fn)(void* arg), void* arg) {
+    MPI_Request request, void (*fn)(void* arg, int completed), void* arg) {
   LibraryLock::Entry entry;
   if (fn == nullptr) return MPI_ERR_ARG;
   Request* r = lib().engine.requests().find(request);

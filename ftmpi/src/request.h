@@ -78,17 +78,18 @@ struct Request {
   std::uint64_t match_bits = 0;  // full tag of a completed internal receive
   // A user request's completion hook (ftmpi_request_on_done, api_request_hook.cpp): run once,
   // when its completion is first handed to the user (retire, MPI_Request_get_status) or, if
-  // that never happens (MPI_Request_free of a pending one), when its record is recycled.
-  void (*on_done)(void* arg) = nullptr;
+  // that never happens (MPI_Request_free of a pending one), when its record is recycled; and at
+  // MPI_Finalize for a request never completed (`completed` 0 then: the operation did not end).
+  void (*on_done)(void* arg, int completed) = nullptr;
   void* on_done_arg = nullptr;
 };
 
 // Runs and clears r's completion hook, if any (library lock held; the hook makes no MPI call).
-inline void run_on_done(Request& r) {
+inline void run_on_done(Request& r, bool completed = true) {
   if (__builtin_expect(r.on_done != nullptr, 0)) {
-    void (*fn)(void*) = r.on_done;
+    void (*fn)(void*, int) = r.on_done;
     r.on_done = nullptr;
-    fn(r.on_done_arg);
+    fn(r.on_done_arg, completed ? 1 : 0);
   }
 }
 
