@@ -45,8 +45,9 @@ program pmpi_f
   call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
   if (got /= left) call fail('isend value')
   ! The application's own PMPI_ calls go straight to the library.
-  call PMPI_Send(rank, 1, MPI_INTEGER, rank, 9, MPI_COMM_SELF, ierr)
-  call MPI_Recv(got, 1, MPI_INTEGER, rank, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE, ierr)
+  call PMPI_Send(rank, 1, MPI_INTEGER, 0, 9, MPI_COMM_SELF, ierr)
+  call MPI_Recv(got, 1, MPI_INTEGER, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE, ierr)
+  if (got /= rank) call fail('self value')
   one = 1
   call PMPI_Allreduce(one, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (total /= nprocs) call fail('PMPI_Allreduce value')
