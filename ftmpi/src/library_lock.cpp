@@ -1,10 +1,6 @@
 #include "library_lock.h"
 
-#include <linux/futex.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "wait_policy.h"
 
@@ -17,7 +13,6 @@ std::atomic<std::uint64_t> LibraryLock::handovers_{0};
 thread_local int LibraryLock::depth_ FTMPI_TLS_FAST = 0;
 thread_local bool LibraryLock::adopted_ FTMPI_TLS_FAST = false;
 std::atomic<int> LibraryLock::waiters_{0};
-std::atomic<std::uint32_t> LibraryLock::parked_{0};
 
 void LibraryLock::acquire() {
   // Uncontended (one application thread, the agent asleep): one atomic operation; queued
@@ -92,27 +87,6 @@ void LibraryLock::yield_to_waiters() {
          handovers_.load(std::memory_order_relaxed) == seen) {
     sched_yield();
   }
-}
-
-void LibraryLock::park(int timeout_ms) {
-  parked_.store(1, std::memory_order_seq_cst);
-  // Checked after announcing: a waiter leaving before this is seen here, one leaving after
-  // it finds parked_ set and wakes us.
-  if (waiters_.load(std::memory_order_seq_cst) == 0) {
-    parked_.store(0, std::memory_order_relaxed);
-    return;
-  }
-  timespec ts{timeout_ms / 1000, static_cast<long>(timeout_ms % 1000) * 1000000L};
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&parked_), FUTEX_WAIT_PRIVATE, 1u, &ts,
-          nullptr, 0);
-  parked_.store(0, std::memory_order_relaxed);
-}
-
-void LibraryLock::unpark() {
-  if (parked_.load(std::memory_order_seq_cst) == 0) return;
-  if (parked_.exchange(0, std::memory_order_acq_rel) == 0) return;
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&parked_), FUTEX_WAKE_PRIVATE, 1, nullptr,
-          nullptr, 0);
 }
 
 }  // namespace ftmpi

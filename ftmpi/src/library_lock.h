@@ -80,7 +80,7 @@ class LibraryLock {
     Hold& operator=(const Hold&) = delete;
   };
   // An application thread blocked in an MPI wait (Engine::wait_until, outside a fiber) while
-  // the lock is on: it drives progress itself, so the progress agent stays parked meanwhile
+  // the lock is on: it drives progress itself, so the progress agent keeps out meanwhile
   // instead of taking the lock from it at every message (on oversubscribed cores each handover
   // is a context switch: osu_ibcast's blocking latency at 4 ranks went 3 -> 41 us without).
   class Waiting {
@@ -89,7 +89,7 @@ class LibraryLock {
       if (counted_) waiters_.fetch_add(1, std::memory_order_acq_rel);
     }
     ~Waiting() {
-      if (counted_ && waiters_.fetch_sub(1, std::memory_order_acq_rel) == 1) unpark();
+      if (counted_) waiters_.fetch_sub(1, std::memory_order_acq_rel);
     }
     Waiting(const Waiting&) = delete;
     Waiting& operator=(const Waiting&) = delete;
@@ -98,8 +98,6 @@ class LibraryLock {
     bool counted_;
   };
   static bool app_waiting() { return waiters_.load(std::memory_order_acquire) > 0; }
-  // The agent: blocks while app_waiting(), at most timeout_ms.
-  static void park(int timeout_ms);
   // Without the lock: lets a thread blocked taking it have it first (the mutex is not fair).
   static void yield_to_waiters();
 
@@ -120,7 +118,6 @@ class LibraryLock {
   static void leave();
   static void acquire();
   static void leave_adopted();
-  static void unpark();
 
   static std::atomic<bool> on_;
   static FutexMutex mutex_;
@@ -134,7 +131,6 @@ class LibraryLock {
   // This thread adopted the lock in its current call.
   static thread_local bool adopted_ FTMPI_TLS_FAST;
   static std::atomic<int> waiters_;          // threads inside Waiting
-  static std::atomic<std::uint32_t> parked_;  // futex word: 1 while the agent parks
 };
 
 }  // namespace ftmpi
