@@ -164,6 +164,8 @@ void Daemon::on_hub_frame(std::uint64_t client, proto::Frame& f) {
             return;  // its arrival was the point (on_control_frame noted it)
         case proto::kHostFailedType: {
             proto::HostFailed m;
+            // A rank's `traps_failures` record sent before this frame came counts (job_hub_link.cpp).
+            if (monitor_) monitor_->drain();
             if ((st = proto::decode(f, m)) == proto::ProtoStatus::ok) jobs_->host_failed(client, m);
             break;
         }

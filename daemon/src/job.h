@@ -87,7 +87,8 @@ struct Job {
     // survives, but the job's result (SPEC 4.7: every process still in the job must exit 0).
     std::optional<int> finalized_error_code;
     // Launched in ABORT mode, but a rank here switched a communicator to another mode
-    // (ReportKind::traps_failures): deaths are reported, not fatal (job_ending.cpp).
+    // (ReportKind::traps_failures): deaths are reported, not fatal (job_ending.cpp), and so
+    // is another host's loss (job_hub_link.cpp; mpirun is told, host_messages.h).
     bool failures_trapped = false;
     std::uint64_t kill_timer = 0;
     std::uint64_t drain_timer = 0;
@@ -125,6 +126,11 @@ struct Job {
     // True while some rank other than `rank` has not exited (and can be told of a failure);
     // a remote process counts until its failure is relayed.
     bool others_alive(std::uint32_t rank) const;
+    // ABORT mode ends the job at a failure, unless the application switched one of its
+    // communicators out of ABORT mode (FTMPI_Comm_set_mode; modes are per communicator, SPEC
+    // 4.2): then the failure is reported like in the other modes and the processes'
+    // communicators decide (one still in ABORT mode aborts the job from the library, ft.cpp).
+    bool aborts_on_failure() const { return spec.comm_mode == proto::CommMode::abort && !failures_trapped; }
 };
 
 // A rank failed if it was killed by a signal, exited non-zero, or connected to PMIx and exited

@@ -25,15 +25,6 @@ void signal_rank(const RankProc& r, int sig) {
     if (kill(-r.pid, sig) != 0 && !r.exited) kill(r.pid, sig);
 }
 
-// ABORT mode ends the job at a rank's death, unless the application switched one of its
-// communicators out of ABORT mode (FTMPI_Comm_set_mode; modes are per communicator, SPEC 4.2):
-// then the failure is reported like in the other modes and the processes' communicators decide
-// (one still in ABORT mode aborts the job from the library, ft.cpp). The library says so with
-// a `traps_failures` record (ftmpi_proto/state.h).
-bool aborts_on_failure(const Job& job) {
-    return job.spec.comm_mode == proto::CommMode::abort && !job.failures_trapped;
-}
-
 }  // namespace
 
 JobSupervisor::~JobSupervisor() {
@@ -81,7 +72,7 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
     pump(job, rank, proto::OutputStream::out, 1 << 20);
     pump(job, rank, proto::OutputStream::err, 1 << 20);
     rank.failed = rank_failed(rank);
-    if (rank.failed && rank.finalized && !aborts_on_failure(job)) {
+    if (rank.failed && rank.finalized && !job.aborts_on_failure()) {
         // It finished MPI and then exited badly: nothing for the survivors to repair, but the
         // job must not report success.
         if (!job.finalized_error_code) job.finalized_error_code = failure_exit_code(rank);
@@ -91,7 +82,7 @@ void JobSupervisor::on_rank_exit(Job& job, RankProc& rank) {
     bool continues = false;
     if (job.phase == JobPhase::running && rank.failed) {
         FTMPID_INFO("job %s: %s", job.id.c_str(), describe_failure(rank).c_str());
-        if (aborts_on_failure(job)) {
+        if (job.aborts_on_failure()) {
             proto::JobEnded end;
             end.exit_code = failure_exit_code(rank);
             end.reason = proto::JobEndReason::rank_failed;

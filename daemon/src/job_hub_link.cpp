@@ -88,7 +88,19 @@ void JobSupervisor::host_failed(std::uint64_t client, const proto::HostFailed& l
     const std::vector<std::uint32_t> newly = mark_remote_failed(*job, lost.ranks);
     FTMPID_INFO("job %s: host %s lost (%s): %zu process(es) failed", job->id.c_str(), lost.hostname.c_str(),
                 proto::to_string(lost.cause), newly.size());
-    if (!newly.empty()) (void)pmix_.notify_procs_aborted(job->pmix_nspace, newly, job->event_seal);
+    if (newly.empty()) return;
+    // Launched in ABORT mode, and mpirun had heard of no rank leaving it (perhaps one just did,
+    // its daemon's failures_trapped still on the way): mpirun lets each daemon decide. Our
+    // ranks' `traps_failures` records were read just before (Daemon::on_hub_frame); without
+    // one, this host's processes are all still in ABORT mode and the job ends, as on one host.
+    if (job->aborts_on_failure()) {
+        proto::JobEnded end;
+        end.exit_code = 1;
+        end.reason = proto::JobEndReason::rank_failed;
+        end.message = "host " + lost.hostname + " lost";
+        return start_kill(*job, std::move(end));
+    }
+    (void)pmix_.notify_procs_aborted(job->pmix_nspace, newly, job->event_seal);
 }
 
 std::vector<std::uint32_t> JobSupervisor::mark_remote_failed(Job& job, const std::vector<std::uint32_t>& ranks) {

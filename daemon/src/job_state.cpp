@@ -67,9 +67,17 @@ void JobSupervisor::handle_report(const std::uint8_t* data, std::size_t n, pid_t
         return;  // a fact about this host's process: nothing for the tools, nothing to relay
     }
     if (rep.kind == proto::ReportKind::traps_failures) {
-        if (!job->failures_trapped) FTMPID_INFO("job %s: rank %u left ABORT mode: deaths are reported, not fatal",
-                                                job->id.c_str(), rep.reporter);
+        if (job->failures_trapped) return;
+        FTMPID_INFO("job %s: rank %u left ABORT mode: deaths are reported, not fatal", job->id.c_str(), rep.reporter);
         job->failures_trapped = true;  // how this host's deaths end; nothing for the tools
+        // Several hosts: mpirun judges a lost host (this daemon cannot: it may be the lost one),
+        // so it must know too. Once per host; it may arrive after a host loss it concerns, which
+        // is why mpirun lets the daemons decide one it heard no trap for (job_outcome.cpp).
+        if (job->slice && job->spec.comm_mode == proto::CommMode::abort) {
+            proto::FailuresTrapped m;
+            m.rank = rep.reporter;
+            send_to_client(*job, proto::encode(m));
+        }
         return;
     }
     // A remote daemon passes it on: the tools run on mpirun's host (host_table.h).

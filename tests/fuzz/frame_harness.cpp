@@ -66,6 +66,7 @@ void decode_everything(const Frame& f) {
     round_trip<KillJob>(f.payload);
     round_trip<Heartbeat>(f.payload);
     round_trip<HostFailed>(f.payload);
+    round_trip<FailuresTrapped>(f.payload);
     round_trip<DaemonHello>(f.payload);
     round_trip<JobSlice>(f.payload);
     round_trip<FenceContribution>(f.payload);

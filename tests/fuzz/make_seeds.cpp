@@ -73,6 +73,7 @@ void frame_seeds(const std::string& d) {
     put(d, "kill_job", encode(KillJob{KillReason::timeout}));
     put(d, "heartbeat", encode(Heartbeat{12345}));
     put(d, "host_failed", encode(HostFailed{1, "node2", HostLoss::heartbeat_timeout, {2, 3, 7}}));
+    put(d, "failures_trapped", encode(FailuresTrapped{4}));
     put(d, "job_table", encode(sample_snapshot()));
     put(d, "daemon_hello", encode(DaemonHello{2, "node3", 999, "127.0.3.1"}));
     put(d, "job_slice", encode(JobSlice{"job-1", "job-1-" + std::string(32, 'c'), std::string(64, 'd'), 1,

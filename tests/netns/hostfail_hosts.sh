@@ -6,7 +6,8 @@
 # only), so what is tested is the runtime's part: ONE event naming every rank of the lost host,
 # to every survivor, in time. After each case nothing of the job may be left on any live host.
 #   hostfail_hosts.sh CASE BIN_DIR HOST_LOSS_RANK [ROUNDS]
-# CASE: kill | kill_loop ROUNDS | mpi (host_loss_mpi under SHRINK, BLANK, REBUILD) | mpirun_killed (mpirun, then its whole host) | link | link_loop ROUNDS | rank_loop ROUNDS | mpirun_killed | busy SECS | pause (every process stopped 3 s). mpirun runs inside host 1; with --map-by node
+# CASE: kill | kill_loop ROUNDS | mpi (host_loss_mpi under SHRINK, BLANK, REBUILD) | switch_mode
+# (launched in ABORT mode, the program switches to SHRINK / ULFM / not at all) | mpirun_killed (mpirun, then its whole host) | link | link_loop ROUNDS | rank_loop ROUNDS | mpirun_killed | busy SECS | pause (every process stopped 3 s). mpirun runs inside host 1; with --map-by node
 # and 6 ranks host 3 runs ranks 2 and 5.
 set -u
 CASE=$1 BIN=$2 RANK=$3 ARG=${4:-1}
@@ -94,21 +95,29 @@ expect_one_event() {
 }
 to_ms_int() { echo "${1%%.*}"; }
 
-case_kill() {  # MODE: kill host 3 while the job waits; one event; the job goes on or ends
-    local mode=$1 killed ms
-    start -n 6 --map-by node --comm-mode "$mode" "$RANK" wait 30
-    wait_ready 6
-    # hosts.sh kill, with the clock started at the kill itself (listing a host's processes
-    # takes a while on a busy machine).
+# Host 3 fails (hosts.sh kill, with the clock `killed` started at the kill itself: listing a
+# host's processes takes a while on a busy machine); mpirun's end is waited for (RC).
+lose_host3() {
     local pids; pids=$(job_procs "${H[2]}")
     kill_host_procs $pids
     wait_end
     expect_no_procs "${H[2]}" 100
+}
+# After lose_host3 in ABORT mode: a non-zero exit, the host named, within 10 s (sets ms).
+expect_abort_end() {
+    [ "$RC" -ne 0 ] || fail "ABORT mode: mpirun exit 0 after losing a host"
+    grep -qE "host ${H[2]} .*lost|lost .*host ${H[2]}" "$T/err" || fail "no message naming the lost host"
+    ms=$(( ($(now_ns) - killed) / 1000000 ))
+    [ "$ms" -lt 10000 ] || fail "ABORT took $ms ms to end the job"
+}
+
+case_kill() {  # MODE: kill host 3 while the job waits; one event; the job goes on or ends
+    local mode=$1 killed ms
+    start -n 6 --map-by node --comm-mode "$mode" "$RANK" wait 30
+    wait_ready 6
+    lose_host3
     if [ "$mode" = abort ]; then
-        [ "$RC" -ne 0 ] || fail "ABORT mode: mpirun exit 0 after losing a host"
-        grep -qE "host ${H[2]} .*lost|lost .*host ${H[2]}" "$T/err" || fail "no message naming the lost host"
-        ms=$(( ($(now_ns) - killed) / 1000000 ))
-        [ "$ms" -lt 10000 ] || fail "ABORT took $ms ms to end the job"
+        expect_abort_end
     else
         [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
         grep -qE "host ${H[2]} .*lost.*ranks? 2, ?5" "$T/err" || fail "no message naming the host and its ranks"
@@ -141,6 +150,33 @@ case_mpi() {  # MODE: an MPI job (host_loss_mpi) loses host 3 and repairs once
     fi
     expect_clean "${H[0]}" "${H[1]}"
     echo "ok [mpi $mode] one repair"
+}
+
+# A job launched in ABORT mode (no --comm-mode) whose program switches MPI_COMM_WORLD itself
+# (FTMPI_Comm_set_mode, SPEC 4.2) to MODE (shrink, ulfm) survives the loss of host 3: the
+# survivors repair once and exit 0. MODE none is the control: a program that stays in ABORT
+# mode (with MPI_ERRORS_RETURN, which does not trap ABORT) ends at the host loss, non-zero.
+case_switch() {
+    local mode=$1 killed ms
+    start -n 6 --map-by node "$MPI_PROG" 2 $([ "$mode" = none ] || echo "$mode")
+    wait_ready 6
+    lose_host3
+    if [ "$mode" = none ]; then
+        expect_abort_end
+        grep -q 'host_loss_mpi OK' "$T/out" && fail "a survivor went on in ABORT mode"
+        expect_clean "${H[0]}" "${H[1]}"
+        echo "ok [switch none] the job ended (exit $RC) in $ms ms"
+        return
+    fi
+    [ "$RC" -eq 0 ] || fail "mpirun exit $RC"
+    grep -qE "host ${H[2]} .*lost.*ranks? 2, ?5 failed" "$T/err" || fail "no message naming the host and its ranks"
+    [ "$(grep -c 'host_loss_mpi OK repairs 1 size 4 valid 4 ' "$T/out")" -eq 4 ] ||
+        fail "expected 4 survivors to finish after one repair"
+    expect_clean "${H[0]}" "${H[1]}"
+    # Which path: mpirun knew of the switch, or the daemons decided (the switch's notice was late).
+    local how="mpirun knew"
+    grep -q "ABORT left by the application" "$T/err" || how="the daemons decided"
+    echo "ok [switch $mode] one repair ($how)"
 }
 
 case_link() {  # cut host 3's link: heartbeats stop both ways
@@ -239,6 +275,7 @@ case "$CASE" in
     link_loop) for i in $(seq "$ARG"); do STEP=link.$i; case_link; done ;;
     rank_loop) for i in $(seq "$ARG"); do STEP=rank.$i; case_rank_kill; done ;;
     mpi) for STEP in shrink blank rebuild; do case_mpi "$STEP"; done ;;
+    switch_mode) for STEP in shrink ulfm none; do case_switch "$STEP"; done ;;
     link) STEP=shrink; case_link ;;
     mpirun_killed) STEP=mpirun; case_mpirun_killed; STEP=host; case_mpirun_host ;;
     busy) STEP=busy; case_busy "$ARG" ;;

@@ -9,7 +9,8 @@ std::vector<std::uint32_t> ranks_on_host(std::uint32_t host, const std::vector<s
     return out;
 }
 
-std::string format_host_loss(const proto::HostFailed& m, proto::CommMode mode, long long silence_ms) {
+std::string format_host_loss(const proto::HostFailed& m, proto::CommMode mode, long long silence_ms,
+                             AbortLeft left) {
     std::string s = "ftmpi: host " + m.hostname + " lost (" + proto::to_string(m.cause);
     if (m.cause == proto::HostLoss::heartbeat_timeout) s += ": nothing heard for " + std::to_string(silence_ms) + " ms";
     s += "): ";
@@ -21,7 +22,12 @@ std::string format_host_loss(const proto::HostFailed& m, proto::CommMode mode, l
         s += " failed";
     }
     switch (mode) {
-        case proto::CommMode::abort: return s + "; ABORT mode: ending the job\n";
+        case proto::CommMode::abort:
+            if (left == AbortLeft::yes)
+                return s + "; the job continues (ABORT left by the application: each communicator repairs by its own mode)\n";
+            if (left == AbortLeft::maybe)
+                return s + "; ABORT mode: the job ends unless every surviving host's processes left it\n";
+            return s + "; ABORT mode: ending the job\n";
         case proto::CommMode::shrink: return s + "; the job continues (SHRINK: survivors renumbered without them)\n";
         case proto::CommMode::blank: return s + "; the job continues (BLANK: their ranks are left as gaps)\n";
         case proto::CommMode::rebuild:

@@ -175,6 +175,15 @@ bool JobMonitor::handle_frame(std::size_t from, const proto::Frame& f, int& exit
             if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok) respawn_.modex_reply(spokes_, m);
             return false;
         }
+        case proto::kFailuresTrappedType: {
+            proto::FailuresTrapped m;
+            if (hub_ && proto::decode(f, m) == proto::ProtoStatus::ok && !failures_trapped_) {
+                FTMPI_DLOG("failure", "mpirun: rank %u (host %s) left ABORT mode: a lost host is survived", m.rank,
+                           spokes_[from].host_name.c_str());
+                failures_trapped_ = true;
+            }
+            return false;
+        }
         default:
             break;
     }

@@ -61,7 +61,8 @@ private:
     bool on_job_ended(std::size_t from, const proto::JobEnded& m, int& exit_code);
     bool on_spoke_lost(std::size_t from, int& exit_code);
     // Several hosts: a host's link closed or fell silent. Its ranks are declared failed to the
-    // other daemons in one host_failed (ABORT mode: the job ends). True when the job is over.
+    // other daemons in one host_failed (ABORT mode, unless the application left it: the job
+    // ends). True when the job is over.
     bool on_host_lost(std::size_t from, proto::HostLoss cause, long long silence_ms, int& exit_code);
     void on_rank_exited(std::size_t from, const proto::RankExited& m);
     void relay_procs_failed(std::size_t from, const proto::Frame& f);
@@ -79,6 +80,9 @@ private:
 
     double timeout_s_;
     proto::CommMode comm_mode_ = proto::CommMode::abort;
+    // Several hosts, launched in ABORT mode: a daemon said a rank left it (failures_trapped):
+    // a lost host is then declared and survived as in the other modes (job_outcome.cpp).
+    bool failures_trapped_ = false;
     std::vector<Spoke> spokes_;
     std::optional<FenceHub> hub_;
     std::optional<HostLiveness> liveness_;

@@ -110,11 +110,21 @@ bool JobMonitor::on_host_lost(std::size_t from, proto::HostLoss cause, long long
     bool others_alive = false;
     for (std::size_t i = 0; i < spokes_.size(); ++i)
         others_alive = others_alive || (i != from && spokes_[i].open && !spokes_[i].ended && spokes_[i].ranks_alive > 0);
-    const bool survive = comm_mode_ != proto::CommMode::abort && !killing_ && !decided_ && forced_exit_ < 0;
+    const bool ending = killing_ || decided_ || forced_exit_ >= 0;
+    // Launched in ABORT mode, the job survives a host once the application left ABORT mode
+    // (FTMPI_Comm_set_mode: modes are per communicator, SPEC 4.2; a daemon told us). Heard of
+    // no such switch, the loss may still have followed one whose failures_trapped is on its
+    // way: then the surviving daemons decide, each after reading its ranks' records (one whose
+    // processes are all still in ABORT mode ends the job: job_hub_link.cpp), and their first
+    // job_ended decides here (on_job_ended). With nobody left to ask, the job ends here.
+    AbortLeft left = AbortLeft::no;
+    if (comm_mode_ == proto::CommMode::abort)
+        left = failures_trapped_ ? AbortLeft::yes : others_alive ? AbortLeft::maybe : AbortLeft::no;
+    const bool survive = (comm_mode_ != proto::CommMode::abort || left != AbortLeft::no) && !ending;
     if (survive) {
         // Every process of the host at once: each daemon tells its ranks in ONE event, so the
         // application repairs once (its daemon, if alive but cut off, has fenced itself off).
-        say(format_host_loss(lost, comm_mode_, silence_ms));
+        say(format_host_loss(lost, comm_mode_, silence_ms, left));
         const auto frame = proto::encode(lost);
         for (std::size_t i = 0; i < spokes_.size(); ++i)
             if (i != from && spokes_[i].open && !spokes_[i].ended) (void)proto::write_all(spokes_[i].fd, frame);

@@ -136,7 +136,11 @@ void read_fields(WireReader& r, SpareIndices& m) {
     m.indices = u32_list(r);
 }
 
+void write_fields(WireWriter& w, const FailuresTrapped& m) { w.u32(m.rank); }
+void read_fields(WireReader& r, FailuresTrapped& m) { m.rank = r.u32(); }
+
 bool consistent(const Heartbeat&) { return true; }
+bool consistent(const FailuresTrapped& m) { return m.rank < kMaxRanks; }
 // A job has at most 65535 processes.
 bool consistent(const SpawnRequest& m) { return m.count > 0 && std::uint64_t{m.base} + m.count <= kMaxRanks; }
 bool consistent(const SpawnPlace& m) {
@@ -174,6 +178,7 @@ FTMPI_MESSAGE_CODEC(SpawnDone)
 FTMPI_MESSAGE_CODEC(ModexRequest)
 FTMPI_MESSAGE_CODEC(ModexReply)
 FTMPI_MESSAGE_CODEC(SpareIndices)
+FTMPI_MESSAGE_CODEC(FailuresTrapped)
 
 #undef FTMPI_HOST_CODEC
 

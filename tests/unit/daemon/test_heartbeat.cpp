@@ -221,6 +221,29 @@ TEST_CASE("mpirun: a lost host's line names the host, the cause, its ranks and w
     m.ranks = {4};
     CHECK(format_host_loss(m, CommMode::abort, 0) ==
           "ftmpi: host node-c lost (connection lost): rank 4 failed; ABORT mode: ending the job\n");
+    // Launched in ABORT mode, left by the application (known to mpirun, or perhaps on the way).
+    CHECK(format_host_loss(m, CommMode::abort, 0, AbortLeft::yes) ==
+          "ftmpi: host node-c lost (connection lost): rank 4 failed; the job continues (ABORT left by the "
+          "application: each communicator repairs by its own mode)\n");
+    CHECK(format_host_loss(m, CommMode::abort, 0, AbortLeft::maybe) ==
+          "ftmpi: host node-c lost (connection lost): rank 4 failed; ABORT mode: the job ends unless every "
+          "surviving host's processes left it\n");
+}
+
+TEST_CASE("failures_trapped: round trip; a rank beyond a job's size is refused", "[heartbeat]") {
+    FailuresTrapped m;
+    m.rank = 7;
+    Frame f = to_frame(encode(m));
+    FailuresTrapped back;
+    REQUIRE(decode(f, back) == ProtoStatus::ok);
+    CHECK(back.rank == 7);
+    HostFailed other;
+    CHECK(decode(f, other) == ProtoStatus::wrong_type);
+    m.rank = 65536;
+    f = to_frame(encode(m));
+    CHECK(decode(f, back) == ProtoStatus::malformed);
+    f.payload.pop_back();  // truncated
+    CHECK(decode(f, back) != ProtoStatus::ok);
 }
 
 // ---- REBUILD across hosts (tools/mpirun/respawn_hub.h, host_messages.h) ----

@@ -8,6 +8,10 @@
 //                                           every rank it ran, in ONE message to every
 //                                           surviving daemon, which tells its local ranks in
 //                                           ONE sealed PMIx event (PmixHost::notify_procs_aborted)
+//   daemon -> mpirun   failures_trapped     once per job: launched in ABORT mode, a rank here
+//                                           left ABORT mode (FTMPI_Comm_set_mode; its
+//                                           `traps_failures` report, state.h), so a host loss
+//                                           is declared like in the other modes, not fatal
 //
 // REBUILD across hosts: a process asks its daemon for replacements (PMIx spawn); the daemon
 // does not start them itself but asks mpirun, which knows every host's load:
@@ -49,6 +53,7 @@ inline constexpr std::uint16_t kSpawnDoneType = 0x0325;
 inline constexpr std::uint16_t kModexRequestType = 0x0326;
 inline constexpr std::uint16_t kModexReplyType = 0x0327;
 inline constexpr std::uint16_t kSpareIndicesType = 0x0328;
+inline constexpr std::uint16_t kFailuresTrappedType = 0x0329;
 
 struct Heartbeat {
     static constexpr std::uint16_t kType = kHeartbeatType;
@@ -126,6 +131,12 @@ struct SpareIndices {
     std::vector<std::uint32_t> indices;     // process indices, sorted, each named once
 };
 
+// A job launched in ABORT mode whose application switched a communicator out of it.
+struct FailuresTrapped {
+    static constexpr std::uint16_t kType = kFailuresTrappedType;
+    std::uint32_t rank = 0;  // the process that switched first on that host (for the log)
+};
+
 std::vector<std::uint8_t> encode(const Heartbeat& m);
 std::vector<std::uint8_t> encode(const HostFailed& m);
 std::vector<std::uint8_t> encode(const SpawnRequest& m);
@@ -135,6 +146,7 @@ std::vector<std::uint8_t> encode(const SpawnDone& m);
 std::vector<std::uint8_t> encode(const ModexRequest& m);
 std::vector<std::uint8_t> encode(const ModexReply& m);
 std::vector<std::uint8_t> encode(const SpareIndices& m);
+std::vector<std::uint8_t> encode(const FailuresTrapped& m);
 // Fill `out` only on ok; wrong_type for another message; malformed for a bad field.
 ProtoStatus decode(const Frame& f, Heartbeat& out);
 ProtoStatus decode(const Frame& f, HostFailed& out);
@@ -145,5 +157,6 @@ ProtoStatus decode(const Frame& f, SpawnDone& out);
 ProtoStatus decode(const Frame& f, ModexRequest& out);
 ProtoStatus decode(const Frame& f, ModexReply& out);
 ProtoStatus decode(const Frame& f, SpareIndices& out);
+ProtoStatus decode(const Frame& f, FailuresTrapped& out);
 
 }  // namespace ftmpi::proto
