@@ -83,7 +83,12 @@ int do_init() {
     l.ulfm.on_comm_added(c);
   });
   l.comms.membership_changed(*l.comms.world());
-  if (l.consensus.start() != Err::ok || l.ulfm.start() != Err::ok) {
+  // Freed communicators' ids come back when a construction starts (context_retire.h), and the
+  // revoke notices kept for such an id go with it.
+  l.comms.set_settle_hook([&l] { l.construct.retirement().settle(); });
+  l.construct.retirement().set_release_hook([&l](std::uint32_t c) { l.ulfm.forget_context(c); });
+  if (l.consensus.start() != Err::ok || l.ulfm.start() != Err::ok ||
+      l.construct.retirement().start() != Err::ok) {
     l.runtime.abort(MPI_ERR_INTERN, "MPI_Init failed: cannot post agreement receive");
   }
   if (l.runtime.is_replacement()) {

@@ -49,8 +49,9 @@ struct Comm {
   // The collectives' participants, derived from proc_state (CommP2P::members_of).
   mutable MembersView members_view;
   std::vector<int> failed;                // ranks failed since the last repair, in order seen
-  // Saw a failure at some point: messages of operations it cut short may still be in flight,
-  // so its context ids are never handed out again (see Constructor::free).
+  // Saw a failure or a revoke at some point: messages of operations it cut short may still be
+  // in flight. An intercommunicator's ids are then never handed out again; an
+  // intracommunicator's come back once every member has freed it (context_retire.h).
   bool tainted = false;
   // Persistent requests built on it (MPI_*_init): MPI_Comm_free then only takes the handle
   // away; the record and its context ids stay until the last such request is freed.
@@ -147,6 +148,12 @@ class CommTable {
   const ContextMask& used_contexts() const { return used_; }
   void mark_context_used(std::uint32_t context) { used_.set(context / 2); }
   void release_context(std::uint32_t context) { used_.reset(context / 2); }
+  // A freed communicator's ids may come back only later (context_retire.h): a construction
+  // calls this before it reads the mask, and the hook (set by MPI_Init) gives back those ready.
+  void set_settle_hook(std::function<void()> f) { settle_hook_ = std::move(f); }
+  void settle_contexts() {
+    if (settle_hook_) settle_hook_();
+  }
   // A REBUILD replacement takes over the context ids the survivors have in use.
   void adopt_contexts(const ContextMask& used) { used_ |= used; }
   template <typename F>
@@ -162,6 +169,7 @@ class CommTable {
   std::vector<std::unique_ptr<Comm>> detached_;
   ContextMask used_;
   std::function<void(Comm&)> membership_hook_;
+  std::function<void()> settle_hook_;
 };
 
 }  // namespace ftmpi

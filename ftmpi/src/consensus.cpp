@@ -180,6 +180,13 @@ void Consensus::reset_context(std::uint32_t context) {
   }
 }
 
+void Consensus::forget_context(std::uint32_t context) {
+  reset_context(context);
+  for (auto it = instances_.begin(); it != instances_.end();) {
+    it = it->first.first == context ? instances_.erase(it) : std::next(it);
+  }
+}
+
 void Consensus::post_note(std::uint32_t proc, std::uint32_t channel, std::uint32_t tag, int type,
                           std::vector<std::uint8_t> body) {
   send(proc, Key{channel, tag}, type, -1, body);

@@ -102,6 +102,10 @@ class Consensus {
   // A communicator starts using `context`: its agreements count from 0, and whatever an
   // earlier user of the same id left behind is forgotten (ids are reused after MPI_Comm_free).
   void reset_context(std::uint32_t context);
+  // The same, and the undecided instances go too: a context id given back once every member
+  // has said it freed its communicator (context_retire.h), so nothing here can be the next
+  // user's yet.
+  void forget_context(std::uint32_t context);
   std::uint32_t next_sequence(std::uint32_t context) { return sequence_of(context); }
   void set_next_sequence(std::uint32_t context, std::uint32_t seq) { next_seq_[context] = seq; }
 

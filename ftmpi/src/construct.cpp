@@ -348,7 +348,10 @@ void Constructor::drop(Comm* comm) {
 }
 
 void Constructor::release_contexts(Comm* comm) {
-  // A communicator that lived through a failure may have stale messages queued on its
+  // An intracommunicator's ids come back once every member has freed it, revoked or failed or
+  // not: what it left behind is dropped then (context_retire.h).
+  if (!comm->inter) return retirement_.retire(*comm);
+  // An intercommunicator that lived through a failure may have stale messages queued on its
   // contexts (a collective cut short): reusing them would let those match a new communicator.
   if (comm->tainted) return;
   // The agreements decided on it go with it: the next communicator on this context starts

@@ -10,6 +10,7 @@
 #include "consensus.h"
 #include "context_choice.h"
 #include "context_claims.h"
+#include "context_retire.h"
 #include "engine.h"
 #include "rebuild.h"
 #include "error.h"
@@ -19,7 +20,8 @@ namespace ftmpi {
 class Constructor {
  public:
   Constructor(CommTable* comms, Engine* engine, Consensus* consensus, Rebuilder* rebuilder)
-      : comms_(comms), engine_(engine), consensus_(consensus), rebuilder_(rebuilder) {}
+      : comms_(comms), engine_(engine), consensus_(consensus), rebuilder_(rebuilder),
+        retirement_(comms, engine, consensus) {}
 
   Err dup(Comm* parent, MPI_Comm* out);
   // color MPI_UNDEFINED gives *out = MPI_COMM_NULL.
@@ -46,6 +48,8 @@ class Constructor {
   // several processes takes part in (intercomm.cpp, comm_create_group.cpp too), and the key of
   // the next construction on `parent` (the same at every member: MPI orders constructions).
   ContextClaims& claims() { return claims_; }
+  // When a freed intracommunicator's ids come back (context_retire.h).
+  ContextRetirement& retirement() { return retirement_; }
   static ContextClaims::Key next_key(Comm* parent);
 
  private:
@@ -73,6 +77,7 @@ class Constructor {
   Consensus* consensus_;
   Rebuilder* rebuilder_;
   ContextClaims claims_;
+  ContextRetirement retirement_;
 };
 
 }  // namespace ftmpi

@@ -50,7 +50,9 @@ std::uint32_t take_context(CommTable* comms, Consensus* consensus, CommTable::Co
 
 ContextChoice::ContextChoice(ContextClaims* claims, CommTable* comms, Consensus* consensus,
                              ContextClaims::Key key)
-    : claims_(claims), comms_(comms), consensus_(consensus), ticket_(claims->enter(key)) {}
+    : claims_(claims), comms_(comms), consensus_(consensus), ticket_(claims->enter(key)) {
+  comms_->settle_contexts();  // ids of freed communicators whose members all let go come back
+}
 
 ContextChoice::~ContextChoice() { claims_->leave(ticket_); }
 

@@ -95,6 +95,15 @@ class Engine {
   // canceled in the transport.
   void purge(Request* r, int error_code);
 
+  // Drops what waits unmatched on `context` for user receives: user and synchronous messages
+  // and synchronous sends' acks, from anybody (a context id given back, context_retire.h).
+  // Returns how many.
+  std::size_t discard_context(std::uint32_t context) {
+    constexpr std::uint64_t any = match::kSourceMask | match::kTagMask;
+    return endpoint_->discard_matching(match::make(context, 0, 0), any | match::kSyncBit) +
+           endpoint_->discard_matching(match::make(context, 0, 0, match::Kind::ack), any);
+  }
+
   // Non-blocking probe for a message matching (source, tag) on comm's point-to-point context.
   // *found says whether one is waiting; if so the request-like fields of *out (source, tag,
   // bytes) describe it. The message stays queued.

@@ -28,6 +28,7 @@ enum class Kind : std::uint64_t {
   sync = 2,       // a user message sent with MPI_Ssend: the receiver answers with an ack
   ack = 3,        // that answer
   revoke = 4,     // MPIX_Comm_revoke notice for the communicator of this context (ulfm.cpp)
+  retire = 5,     // "I freed my communicator on this context": it may be reused (context_retire.h)
 };
 // User receives accept user and sync messages: they ignore this bit of the kind.
 constexpr std::uint64_t kSyncBit = std::uint64_t{2} << 60;

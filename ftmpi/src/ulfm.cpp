@@ -32,13 +32,14 @@ bool member(const Comm& c, std::uint32_t proc) {
 
 }  // namespace
 
-// A notice names a context id, and ids are reused once freed everywhere. Which communicator on
-// that id it was meant for follows from its sender: a process that revoked (or forwarded a
-// notice for) a communicator marked it tainted, so it never gives that id back
-// (Constructor::release_contexts) and is never a member of a later communicator on it. So a
-// notice whose sender is not a member of the communicator holding the id here is a late one,
-// for an older communicator this process freed before the notice came (it used to revoke the
-// fresh one: rank 0 revokes X after the others freed it, their next dup gets X's id).
+// A notice names a context id, and ids are reused once freed everywhere. It is for the
+// communicator holding the id here (or about to: kept in early_revokes_), never an older one:
+// this process gives a freed communicator's id back only after every other live member's
+// retire notice, which that member sent after any revoke notice of its own for it
+// (context_retire.h; a member sends nothing on the id once it has freed it), and the notices
+// kept until then are dropped (forget_context). Before, rank 0 revoking X after the others
+// had freed it revoked their next dup, which got X's id. A sender that is not a member is
+// still ignored (a member of another communicator on the id never sends here).
 void Ulfm::on_notice(Request& r, void* self) {
   auto* u = static_cast<Ulfm*>(self);
   const std::uint64_t bits = r.match_bits;
@@ -74,6 +75,11 @@ void Ulfm::on_comm_added(Comm& c) {
   if (mine) apply_revoke(c);
 }
 
+void Ulfm::forget_context(std::uint32_t context) {
+  early_revokes_.erase(early_revokes_.lower_bound({context, 0}),
+                       early_revokes_.lower_bound({context + 1, 0}));
+}
+
 void Ulfm::revoke(Comm* c) { apply_revoke(*c); }
 
 // Idempotent: the first notice (or the local call) does everything, later ones nothing. The
@@ -82,7 +88,7 @@ void Ulfm::revoke(Comm* c) { apply_revoke(*c); }
 void Ulfm::apply_revoke(Comm& c) {
   if (c.revoked) return;
   c.revoked = true;
-  c.tainted = true;  // operations it cut short may leave messages behind: never reuse its ids
+  c.tainted = true;  // operations it cut short may leave messages behind (context_retire.h)
   c.state = FTMPI_COMM_FAILED;
   monitor().comm_changed(c);
   engine_->requests().for_each_live([&](Request& q) {

@@ -36,6 +36,9 @@ class Ulfm {
   // A communicator was just built: a revoke notice for it may have come first (a faster
   // member revoked it as soon as it had it).
   void on_comm_added(Comm& c);
+  // A freed communicator's context id came back (context_retire.h): every notice kept for it
+  // was for that communicator, never for the next one on the id.
+  void forget_context(std::uint32_t context);
 
   Err agree(Comm* c, int* flag);
   Err shrink(Comm* c, MPI_Comm* newcomm);

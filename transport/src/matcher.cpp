@@ -268,4 +268,23 @@ void Matcher::discard_unexpected() {
   unexpected_count_ = 0;
 }
 
+std::size_t Matcher::discard_matching(std::uint64_t tag, std::uint64_t ignore) {
+  std::size_t dropped = 0;
+  auto drop = [&](Queue& q) {
+    for (auto it = q.begin(); it != q.end();) {
+      auto next = std::next(it);
+      if (wire::tag_matches(it->arrival.tag, tag, ignore)) {
+        if (it->arrival.channel != nullptr) it->arrival.channel->drop_large(it->arrival);
+        recycle(Found{&q, it});
+        ++dropped;
+      }
+      it = next;
+    }
+  };
+  if (unexpected_count_ == 0) return 0;
+  for (Queue& q : by_source_) drop(q);
+  drop(unnamed_);
+  return dropped;
+}
+
 }  // namespace ftmpi::transport

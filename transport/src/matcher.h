@@ -115,6 +115,9 @@ class Matcher {
   void fail_peer(PeerId peer);
   // Drops every unexpected message, now and from now on (MPI_Finalize).
   void discard_unexpected();
+  // Drops the unexpected messages a (kAnyPeer, tag, ignore) receive would accept, now only (a
+  // context id given back: Endpoint::discard_matching); returns how many.
+  std::size_t discard_matching(std::uint64_t tag, std::uint64_t ignore);
 
   // Unexpected messages examined by receives, probes and withdrawals so far: what a unit test
   // reads to check that a directed receive does not walk other sources' messages.

@@ -76,6 +76,9 @@ class Transport final : public Endpoint {
   void mark_peer_failed(PeerId peer) override;
   std::uint32_t processes_on_this_machine() const override;
   void discard_unexpected() override { core_.matcher.discard_unexpected(); }
+  std::size_t discard_matching(std::uint64_t tag, std::uint64_t ignore) override {
+    return core_.matcher.discard_matching(tag, ignore);
+  }
   std::size_t release_departed_peers() override;
   bool holds_staged_sends() const override;
   void arm_wakeup() override {

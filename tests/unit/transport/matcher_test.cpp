@@ -396,3 +396,29 @@ TEST_CASE("Matcher: a receive posted after the announcement leaves the payload t
   REQUIRE((channel.accepted == 2 && channel.delivered == 1));
   for (OpRecord* op : channel.kept) b.pool.put(op);
 }
+
+TEST_CASE("Matcher: discard_matching drops only the messages its pattern accepts, of every source") {
+  // A context id given back (ftmpi/src/context_retire.h): the leftovers on it go, from
+  // whoever sent them; the same context's other kinds and other contexts stay, in order.
+  Bench b;
+  constexpr std::uint64_t kContext = 0xf0;  // the "context" bits of these tags
+  b.arrive(1, 0x10, 1);                     // context 0x10
+  b.arrive(2, 0xf1, 2);                     // context 0xf0
+  b.arrive(1, 0xf2, 3);                     // context 0xf0
+  b.arrive(kAnyPeer, 0xf3, 4);              // context 0xf0, a sender not named yet
+  b.arrive(2, 0x21, 5);                     // context 0x20
+  REQUIRE(b.matcher.unexpected_count() == 5);
+  REQUIRE(b.matcher.discard_matching(0xf0, ~kContext) == 3);
+  REQUIRE(b.matcher.unexpected_count() == 2);
+  REQUIRE(b.probe(kAnyPeer, 0xf0, ~kContext).status == Status::no_message);
+  int v = 0;
+  REQUIRE(b.recv(kAnyPeer, 0, ~std::uint64_t{0}, &v).status == Status::ok);
+  REQUIRE(v == 1);
+  REQUIRE(b.recv(kAnyPeer, 0, ~std::uint64_t{0}, &v).status == Status::ok);
+  REQUIRE(v == 5);
+  // Later messages on the pattern are matched as usual (unlike discard_unexpected).
+  b.arrive(1, 0xf4, 6);
+  REQUIRE(b.recv(1, 0xf4, kExact, &v).status == Status::ok);
+  REQUIRE(v == 6);
+  REQUIRE(b.matcher.discard_matching(0xf0, ~kContext) == 0);
+}

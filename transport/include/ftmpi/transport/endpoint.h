@@ -137,6 +137,10 @@ class Endpoint {
   // its sender's send completes (messages of collectives cut short by a failure are never
   // received). Otherwise a sender could wait for this endpoint forever.
   virtual void discard_unexpected() = 0;
+  // Only the messages waiting unmatched that a (kAnyPeer, tag, ignore) receive would accept,
+  // and only those here now (a large one released as above): a context id given back after
+  // its communicator was cut short (ftmpi/src/context_retire.h). Returns how many.
+  virtual std::size_t discard_matching(std::uint64_t tag, std::uint64_t ignore) = 0;
   // MPI_Finalize, while this process waits for its own sends to complete: a peer on this
   // machine whose process has exited (after its own MPI_Finalize: no failure was reported) will
   // never take what we still send it (the leftovers of a collective cut short by a failure
