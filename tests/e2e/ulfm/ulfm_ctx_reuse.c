@@ -143,13 +143,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  const char *mode = argc > 1 ? argv[1] : "";
-  int iters = argc > 2 ? atoi(argv[2]) : 0, die_at = -1;
-  for (int a = 3; a < argc; a++) {
-    int r, i;
-    if (sscanf(argv[a], "%d@%d", &r, &i) != 2) { fprintf(stderr, "bad victim '%s'\n", argv[a]); return 2; }
-    if (r == wrank) die_at = i;
-  }
+  const char *mode;
+  int iters, die_at;
+  if (!loop_args(argc, argv, &mode, &iters, &die_at)) return 2;
   if (iters < 1 || (strcmp(mode, "churn") != 0 && strcmp(mode, "late") != 0) || wsize < 2 ||
       wsize > 64) {
     fprintf(stderr, "usage: ulfm_ctx_reuse churn|late ITERATIONS [R@I] (2-64 ranks)\n");

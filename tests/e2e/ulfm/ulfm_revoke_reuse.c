@@ -115,13 +115,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  const char *mode = argc > 1 ? argv[1] : "";
-  int iters = argc > 2 ? atoi(argv[2]) : 0, die_at = -1;
-  for (int a = 3; a < argc; a++) {
-    int r, i;
-    if (sscanf(argv[a], "%d@%d", &r, &i) != 2) { fprintf(stderr, "bad victim '%s'\n", argv[a]); return 2; }
-    if (r == wrank) die_at = i;
-  }
+  const char *mode;
+  int iters, die_at;
+  if (!loop_args(argc, argv, &mode, &iters, &die_at)) return 2;
   if (iters < 1 || iters > MAX_ITERS || (strcmp(mode, "late") != 0 && strcmp(mode, "cycle") != 0) ||
       (strcmp(mode, "late") == 0 && wsize < 3)) {
     fprintf(stderr, "usage: ulfm_revoke_reuse late|cycle ITERATIONS [R@I ...] (late: 3+ ranks)\n");

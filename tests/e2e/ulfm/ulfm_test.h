@@ -31,6 +31,20 @@ static inline void die(void) {
   raise(SIGKILL);
 }
 
+/* The loop programs' "MODE ITERATIONS [R@I ...]" arguments after argv[0]: *mode, *iters, and
+ * the iteration this rank dies at (-1: none). 0 when a victim argument is malformed. */
+static inline int loop_args(int argc, char **argv, const char **mode, int *iters, int *die_at) {
+  *mode = argc > 1 ? argv[1] : "";
+  *iters = argc > 2 ? atoi(argv[2]) : 0;
+  *die_at = -1;
+  for (int a = 3; a < argc; a++) {
+    int r, i;
+    if (sscanf(argv[a], "%d@%d", &r, &i) != 2) { fprintf(stderr, "bad victim '%s'\n", argv[a]); return 0; }
+    if (r == wrank) *die_at = i;
+  }
+  return 1;
+}
+
 /* The MPI_COMM_WORLD ranks of comm's members, in comm's order, hashed (FNV-1a). */
 static inline int members_hash(MPI_Comm comm) {
   MPI_Group g, wg;
