@@ -1,7 +1,7 @@
 /* Context ids of revoked communicators come back, and nothing a revoked communicator left
  * behind ever reaches a later communicator that gets its id.
  *   ulfm_ctx_reuse churn ITERATIONS [R@I]
- *     Each iteration: X = dup(cur); every rank sends its successor a small and (every 4th
+ *     Each iteration: X = dup(cur); every rank sends its successor a small and (every 8th
  *     iteration) a large message on X that nobody receives, and posts a receive that nothing
  *     matches; one rank revokes X; a barrier on X fails everywhere; X is shrunk and freed; the
  *     shrunk communicator S must hold no message (MPI_Iprobe from anybody finds nothing) and
@@ -57,7 +57,7 @@ static int churn(int iters, int die_at) {
     MPI_Request req[3];
     int small = i, nreq = 0;
     MPI_Isend(&small, 1, MPI_INT, (me + 1) % n, 1000 + i % 1000, x, &req[nreq++]);
-    if (i % 4 == 0) MPI_Isend(big_out, LARGE, MPI_CHAR, (me + 1) % n, 3000 + i % 1000, x,
+    if (i % 8 == 0) MPI_Isend(big_out, LARGE, MPI_CHAR, (me + 1) % n, 3000 + i % 1000, x,
                               &req[nreq++]);
     int never = 0;
     MPI_Irecv(&never, 1, MPI_INT, (me + n - 1) % n, 5000, x, &req[nreq++]);
