@@ -8,6 +8,7 @@ set -euo pipefail
 
 packages=(
   cmake make gcc g++ libc6-dev pkg-config   # toolchain
+  ccache                                    # CI builds the tree twice from fresh clones: unchanged sources come from the cache
   libfabric-dev libfabric-bin               # transport (libfabric.a: libftmpi_fabric_tcp.so); fi_info/fi_pingpong for checks and bench
   libhwloc-dev                              # core binding in the daemon
   libpmix-dev                               # daemon <-> library runtime protocol
