@@ -99,17 +99,20 @@ int retire_some(int count, MPI_Request* reqs, int* outcount, int* indices, MPI_S
   RequestPool& pool = lib().engine.requests();
   int n = 0, first_error = MPI_SUCCESS;
   Comm* err_comm = nullptr;
+  KeepFreedComm err_keep;
   for (int i = 0; i < count; ++i) {
     if (inactive(reqs[i])) continue;
     Request* r = pool.find(reqs[i]);
     if (!request_done(r)) continue;
     Comm* comm = r->comm;
+    KeepFreedComm keep(comm);
     MPI_Status* st = status_at(statuses, n);
     int e = request_finish(r, st, &reqs[i]);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
     if (e != MPI_SUCCESS && first_error == MPI_SUCCESS) {
       first_error = e;
       err_comm = comm;
+      err_keep.keep(comm);
     }
     indices[n++] = i;
   }
@@ -133,6 +136,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   Comm* comm = r->comm;
   if (r->kind == Request::Kind::nbc) lib().nbc.wait(r);  // the usual case runs to its end here
   lib().engine.wait_until([r] { return request_done(r); });
+  KeepFreedComm keep(comm);
   return raise_code(comm, request_finish(r, status, request));
 }
 
@@ -155,6 +159,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   *flag = 1;
   Comm* comm = r->comm;
+  KeepFreedComm keep(comm);
   return raise_code(comm, request_finish(r, status, request));
 }
 
@@ -164,6 +169,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   RequestPool& pool = lib().engine.requests();
   bool any_error = false;
   Comm* err_comm = nullptr;
+  KeepFreedComm err_keep;
   for (int i = 0; i < count; ++i) {
     MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
     if (requests[i] == MPI_REQUEST_NULL) {
@@ -175,11 +181,13 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     Comm* comm = r->comm;
     if (r->kind == Request::Kind::nbc) lib().nbc.wait(r);  // as in MPI_Wait
     lib().engine.wait_until([r] { return request_done(r); });
+    KeepFreedComm keep(comm);
     int e = request_finish(r, st, &requests[i]);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
     if (e != MPI_SUCCESS) {
       any_error = true;
       err_comm = comm;
+      err_keep.keep(comm);
     }
   }
   return any_error ? raise(err_comm, Err::in_status) : MPI_SUCCESS;
@@ -199,6 +207,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
   lib().engine.wait_until([&] { return (i = find_complete(count, requests)) >= 0; });
   Request* r = lib().engine.requests().find(requests[i]);
   Comm* comm = r->comm;
+  KeepFreedComm keep(comm);
   *index = i;
   return raise_code(comm, request_finish(r, status, &requests[i]));
 }
@@ -223,6 +232,7 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
   }
   Request* r = lib().engine.requests().find(requests[i]);
   Comm* comm = r->comm;
+  KeepFreedComm keep(comm);
   *flag = 1;
   *index = i;
   return raise_code(comm, request_finish(r, status, &requests[i]));

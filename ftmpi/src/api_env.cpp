@@ -86,6 +86,7 @@ int do_init() {
   // Freed communicators' ids come back when a construction starts (context_retire.h), and the
   // revoke notices kept for such an id go with it.
   l.comms.set_settle_hook([&l] { l.construct.retirement().settle(); });
+  l.engine.requests().set_comm_drop([](Comm* c) { lib().construct.drop(c); });
   l.construct.retirement().set_release_hook([&l](std::uint32_t c) { l.ulfm.forget_context(c); });
   if (l.consensus.start() != Err::ok || l.ulfm.start() != Err::ok ||
       l.construct.retirement().start() != Err::ok) {

@@ -40,6 +40,7 @@ int start_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int de
     return rc;
   }
   p->comm = comm;
+  lib().construct.hold_for(p);  // as its parts do: pair_done names it after retiring them
   p->peer = source;
   p->pair.recv = pool.find(parts[0]);
   p->pair.send = pool.find(parts[1]);

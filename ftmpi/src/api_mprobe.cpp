@@ -125,15 +125,17 @@ Err post_mrecv(const char* fn, void* buf, int count, MPI_Datatype type, MPI_Mess
   if (kFtChecks && c.comm->revoked) {
     // Received into the request's own buffer and dropped: a large message's sender finishes.
     Request* drop = nullptr;
-    if (eng.mrecv(nullptr, m->bytes, id, source, c.comm, &drop) == Err::ok) eng.abandon(drop);
+    if (hold_comm_of(eng.mrecv(nullptr, m->bytes, id, source, c.comm, &drop), &drop) == Err::ok) {
+      eng.abandon(drop);
+    }
     messages().remove(m);
     *message = MPI_MESSAGE_NULL;
     return fail(Err::revoked, "%s has been revoked", c.comm->name.c_str());
   }
   Err e;
   if (c.type->contiguous || c.bytes == 0) {
-    e = eng.mrecv(buf, c.bytes, id, source, c.comm, r);
-  } else if (e = eng.mrecv(nullptr, c.bytes, id, source, c.comm, r); e == Err::ok) {
+    e = hold_comm_of(eng.mrecv(buf, c.bytes, id, source, c.comm, r), r);
+  } else if (e = hold_comm_of(eng.mrecv(nullptr, c.bytes, id, source, c.comm, r), r); e == Err::ok) {
     lib().types.hold(c.type);  // unpacked by retire(), as post_recv's staged receives
     (*r)->unpack_type = c.type;
     (*r)->unpack_to = buf;
@@ -179,6 +181,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI
   }
   lib().engine.wait(r);
   MPI_Request h = r->handle;
+  KeepFreedComm keep(comm);  // MPI_Mprobe, MPI_Comm_free, MPI_Mrecv: r holds the last reference
   return raise_code(comm, retire(r, status, &h));
 }
 

@@ -365,7 +365,8 @@ Err post_bsend_checked(const void* buf, int count, const Checked* c, int dest, i
   std::vector<std::uint8_t> stage = lib().engine.requests().take_buffer(c->bytes);
   if (c->bytes > 0) pack(buf, static_cast<std::size_t>(count), *c->type, stage.data());
   Request* r = nullptr;
-  if (Err e = lib().engine.isend(nullptr, c->bytes, dest, tag, c->comm, c->comm->context, &r, &stage);
+  if (Err e = hold_comm_of(lib().engine.isend(nullptr, c->bytes, dest, tag, c->comm, c->comm->context, &r,
+                                      &stage), &r);
       e != Err::ok) {
     return e;
   }

@@ -3,9 +3,38 @@
 
 #include <mpi.h>
 
+#include "comm.h"
+#include "library.h"
+
 namespace ftmpi {
 
 struct Request;
+
+// A request may hold the last reference to a communicator freed while it was pending: its
+// record is recycled inside request_finish/retire, yet the communicator's error handler may
+// still have to report the request's error. keep() holds such a communicator until this goes
+// out of scope (after the return value is computed); live ones cost one load and a branch.
+class KeepFreedComm {
+ public:
+  KeepFreedComm() = default;
+  explicit KeepFreedComm(Comm* c) { keep(c); }
+  ~KeepFreedComm() { release(); }
+  KeepFreedComm(const KeepFreedComm&) = delete;
+  KeepFreedComm& operator=(const KeepFreedComm&) = delete;
+  void keep(Comm* c) {
+    if (__builtin_expect(c == nullptr || !c->freed || c == c_, 1)) return;
+    release();
+    lib().construct.hold(c);
+    c_ = c;
+  }
+
+ private:
+  void release() {
+    if (c_ != nullptr) lib().construct.drop(c_);
+    c_ = nullptr;
+  }
+  Comm* c_ = nullptr;
+};
 
 // Completed request -> user: fills the status, unpacks a staged receive, recycles the record,
 // sets the handle to MPI_REQUEST_NULL and returns the request's error code.

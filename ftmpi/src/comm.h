@@ -53,8 +53,9 @@ struct Comm {
   // in flight. An intercommunicator's ids are then never handed out again; an
   // intracommunicator's come back once every member has freed it (context_retire.h).
   bool tainted = false;
-  // Persistent requests built on it (MPI_*_init): MPI_Comm_free then only takes the handle
-  // away; the record and its context ids stay until the last such request is freed.
+  // Requests on it not yet recycled (every kind: Constructor::hold_for), persistent ones from
+  // *_init, matched messages: MPI_Comm_free then only takes the handle away; the record and its
+  // context ids stay until the last hold is dropped.
   int holds = 0;
   bool freed = false;  // MPI_Comm_free was called while held
   // ULFM (ulfm.cpp, any mode): revoked by MPIX_Comm_revoke here or elsewhere (state is then
@@ -136,7 +137,7 @@ class CommTable {
   }
   void remove(MPI_Comm handle);
   // The handle becomes invalid now, but the record lives on (still seen by for_each, so it
-  // keeps hearing of failures) until destroy_detached(): a persistent request still holds it.
+  // keeps hearing of failures) until destroy_detached(): a request still holds it.
   void detach(MPI_Comm handle);
   void destroy_detached(const Comm* c);
 

@@ -341,8 +341,7 @@ Err Constructor::free(Comm* comm) {
   return Err::ok;
 }
 
-void Constructor::drop(Comm* comm) {
-  if (--comm->holds > 0 || !comm->freed) return;
+void Constructor::finish_free(Comm* comm) {
   release_contexts(comm);
   comms_->destroy_detached(comm);
 }

@@ -31,10 +31,19 @@ class Constructor {
   // no extra collective). member false: MPI_UNDEFINED, *out = MPI_COMM_NULL.
   Err split_by_host(Comm* parent, bool member, int key, const std::string& host, MPI_Comm* out);
   Err free(Comm* comm);
-  // A persistent request takes a hold on its communicator at *_init and drops it when freed;
-  // MPI_Comm_free in between only detaches the handle, the last drop finishes the free.
+  // What uses a communicator beyond the call that named it holds it: a request until its
+  // record is recycled (hold_for; persistent ones from *_init to MPI_Request_free), a matched
+  // message until its receive is posted. MPI_Comm_free in between only detaches the handle,
+  // the last drop finishes the free (the context ids come back after it: context_retire.h).
   void hold(Comm* comm) { ++comm->holds; }
-  void drop(Comm* comm);
+  void hold_for(Request* r) {
+    ++r->comm->holds;
+    r->holds_comm = true;
+  }
+  void drop(Comm* comm) {
+    if (--comm->holds > 0 || !comm->freed) return;
+    finish_free(comm);
+  }
   // MPIX_Comm_shrink (ulfm.cpp) runs its agreement itself (it may be non-blocking): the shrink
   // enters the context-id offer order (begin_shrink, before its agreement: context_choice.h),
   // contributes shrink_contribution(), and shrink_build makes the communicator of the
@@ -53,6 +62,8 @@ class Constructor {
   static ContextClaims::Key next_key(Comm* parent);
 
  private:
+  // The last hold of a freed communicator went: its ids are released, its record destroyed.
+  void finish_free(Comm* comm);
   struct Agreed {
     std::vector<std::pair<int, std::vector<std::uint8_t>>> contributions;  // by old rank
     std::vector<std::uint32_t> procs_before;  // the parent's members before any repair

@@ -66,9 +66,12 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&
   op->tag_offset = static_cast<int>(c->nbc_started + 1) << kAlgorithmTagBits;
   ++c->nbc_started;
   op->comm = c;
-  construct_->hold(c);  // MPI_Comm_free may come before the collective ends
   Request* r = engine_->requests().allocate(Request::Kind::nbc);
   r->comm = c;
+  // MPI_Comm_free may come before the collective ends, or before MPI_Wait reports its error:
+  // held until the request is recycled (it outlives the operation: MPI_Request_free of a
+  // pending collective is refused).
+  construct_->hold_for(r);
   r->peer = MPI_PROC_NULL;
   op->request = r;
   Op* raw = op.get();
@@ -102,7 +105,6 @@ void Nbc::finish(Op* op) {
   Request* r = op->request;
   r->error = op->code;
   r->complete = true;
-  construct_->drop(op->comm);
   if (!op->held.empty()) {
     for (const Datatype* d : op->held) types_->release(d);
     op->held.clear();

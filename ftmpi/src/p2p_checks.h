@@ -108,17 +108,26 @@ inline void fill_proc_null_status(MPI_Status* st) {
   status_set_bytes(st, 0, false);
 }
 
+// A user request holds its communicator until its record is recycled, so an operation pending
+// at MPI_Comm_free completes normally (MPI-3.1 6.4.3) and the context ids stay taken until then
+// (a new communicator's message can never match it). Passes e through; *r is read only after
+// the call that fills it was evaluated (argument order is unspecified).
+inline Err hold_comm_of(Err e, Request** r) {
+  if (e == Err::ok && *r != nullptr) lib().construct.hold_for(*r);
+  return e;
+}
+
 // Posts a send: contiguous data goes straight from the user's buffer, anything else is packed
 // into a buffer the request owns.
 inline Err post_send(const void* buf, int count, const Checked& c, int dest, int tag, Request** r,
               bool sync = false) {
   Engine& eng = lib().engine;
   if (c.type->contiguous) {
-    return eng.isend(buf, c.bytes, dest, tag, c.comm, c.comm->context, r, nullptr, sync);
+    return hold_comm_of(eng.isend(buf, c.bytes, dest, tag, c.comm, c.comm->context, r, nullptr, sync), r);
   }
   std::vector<std::uint8_t> stage = eng.requests().take_buffer(c.bytes);
   pack(buf, static_cast<std::size_t>(count), *c.type, stage.data());
-  return eng.isend(nullptr, c.bytes, dest, tag, c.comm, c.comm->context, r, &stage, sync);
+  return hold_comm_of(eng.isend(nullptr, c.bytes, dest, tag, c.comm, c.comm->context, r, &stage, sync), r);
 }
 
 // Posts a receive: contiguous data lands in place, anything else in the request's own buffer,
@@ -126,9 +135,10 @@ inline Err post_send(const void* buf, int count, const Checked& c, int dest, int
 inline Err post_recv(void* buf, int count, const Checked& c, int source, int tag, Request** r) {
   Engine& eng = lib().engine;
   if (c.type->contiguous || c.bytes == 0) {
-    return eng.irecv(buf, c.bytes, source, tag, c.comm, c.comm->context, r);
+    return hold_comm_of(eng.irecv(buf, c.bytes, source, tag, c.comm, c.comm->context, r), r);
   }
-  if (Err e = eng.irecv(nullptr, c.bytes, source, tag, c.comm, c.comm->context, r); e != Err::ok) {
+  if (Err e = hold_comm_of(eng.irecv(nullptr, c.bytes, source, tag, c.comm, c.comm->context, r), r);
+      e != Err::ok) {
     return e;
   }
   lib().types.hold(c.type);
@@ -142,6 +152,7 @@ inline Err post_recv(void* buf, int count, const Checked& c, int source, int tag
 inline MPI_Request proc_null_request(Comm* comm) {
   Request* r = lib().engine.requests().allocate(Request::Kind::done_at_once);
   r->comm = comm;
+  if (comm != nullptr) lib().construct.hold_for(r);  // its error handler, at completion
   r->complete = true;
   r->source = MPI_PROC_NULL;
   r->tag = MPI_ANY_TAG;
@@ -160,6 +171,7 @@ inline bool fails_at_completion(const Checked& c, Err e) {
 inline MPI_Request failed_request(Comm* comm, int peer, int tag, Err e) {
   Request* r = lib().engine.requests().allocate(Request::Kind::done_at_once);
   r->comm = comm;
+  lib().construct.hold_for(r);  // its error goes to comm's handler at completion
   r->complete = true;
   r->error = to_code(e);
   r->source = peer;

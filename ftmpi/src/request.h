@@ -59,6 +59,10 @@ struct Request {
   } pair;
   int error = MPI_SUCCESS;      // an MPI error code, detail included (see error.h)
   Comm* comm = nullptr;
+  // `comm` is held (Constructor::hold_for) until this record is recycled: MPI_Comm_free while
+  // the operation is pending only detaches the handle (MPI-3.1 6.4.3); RequestPool::release
+  // gives the hold back, the last one finishes the free.
+  bool holds_comm = false;
   int peer = 0;                 // communicator rank named by the call (for error messages)
   int source = MPI_ANY_SOURCE;  // filled on completion
   int tag = MPI_ANY_TAG;
@@ -114,8 +118,11 @@ class RequestPool {
     r->kind = kind;
     return r;
   }
+  // Set once by MPI_Init: gives back a request's hold on its communicator (Constructor::drop).
+  void set_comm_drop(void (*drop)(Comm*)) { drop_comm_ = drop; }
   void release(Request* r) {
     run_on_done(*r);  // a user request freed while pending: its hook was not run at retire
+    Comm* held = r->holds_comm ? r->comm : nullptr;
     r->kind = Request::Kind::unused;
     // Keep one staging buffer (packed non-contiguous data) for the next such operation: a
     // fresh multi-MiB vector costs an mmap and a page fault per 4 KiB, every time.
@@ -123,6 +130,8 @@ class RequestPool {
       spare_.swap(r->owned);
     }
     free_.push_back(r);
+    // Last: the drop may finish a communicator's free, whose retire notices take records.
+    if (held != nullptr) drop_comm_(held);
   }
   // A buffer of `bytes` bytes for packed data, reusing the kept one when it is big enough.
   std::vector<std::uint8_t> take_buffer(std::size_t bytes) {
@@ -148,6 +157,7 @@ class RequestPool {
  private:
   std::deque<Request> records_;
   std::vector<Request*> free_;
+  void (*drop_comm_)(Comm*) = nullptr;
   static constexpr std::size_t kMaxSpare = std::size_t{16} << 20;
   std::vector<std::uint8_t> spare_;
 };

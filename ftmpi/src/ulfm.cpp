@@ -178,6 +178,7 @@ Err Ulfm::shrink(Comm* c, MPI_Comm* newcomm) {
 Err Ulfm::start_op(Comm* c, std::unique_ptr<Op> op, Request** out) {
   Request* r = engine_->requests().allocate(Request::Kind::ulfm);
   r->comm = c;
+  construct_->hold_for(r);  // an MPI_Comm_free before it ends waits for it (as Nbc's requests)
   r->peer = MPI_PROC_NULL;
   if (op->is_shrink) op->choice = construct_->begin_shrink(c);
   std::vector<std::uint8_t> mine = op->is_shrink ? construct_->shrink_contribution(op->choice.get())
