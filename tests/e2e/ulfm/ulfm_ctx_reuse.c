@@ -61,10 +61,7 @@ static int churn(int iters, int die_at) {
                               &req[nreq++]);
     int never = 0;
     MPI_Irecv(&never, 1, MPI_INT, (me + n - 1) % n, 5000, x, &req[nreq++]);
-    if (me == i % n) MPIX_Comm_revoke(x);
-    rc = MPI_Barrier(x);
-    CHECK(rc != MPI_SUCCESS, "iteration %d: a barrier on a revoked communicator succeeded", i);
-    if (class_of(rc) == MPIX_ERR_PROC_FAILED) MPIX_Comm_revoke(x); /* so nobody stays behind */
+    revoke_by_turn(x, i);
     for (int k = 0; k < nreq; k++) {
       /* A small send may have completed before the revoke; the rest end with its error. */
       if (MPI_Wait(&req[k], MPI_STATUS_IGNORE) != MPI_SUCCESS && req[k] != MPI_REQUEST_NULL) {
@@ -83,14 +80,7 @@ static int churn(int iters, int die_at) {
     rc = MPI_Allreduce(&one, &count, 1, MPI_INT, MPI_SUM, s);
     CHECK(rc == MPI_SUCCESS && count == ns, "iteration %d: allreduce on the shrunk one: class %d,"
           " %d of %d", i, class_of(rc), count, ns);
-    int nc;
-    MPI_Comm_size(cur, &nc);
-    if (ns < nc) { /* somebody died: the shrunk one carries on */
-      if (cur != MPI_COMM_WORLD) MPI_Comm_free(&cur);
-      cur = s;
-    } else {
-      MPI_Comm_free(&s);
-    }
+    carry_on(&cur, &s);
     if (wrank == 0 && (i + 1) % 500 == 0) printf("rank 0: %d iterations\n", i + 1);
   }
   if (cur != MPI_COMM_WORLD) MPI_Comm_free(&cur);
@@ -139,13 +129,9 @@ static int late(int iters) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const char *mode;
   int iters, die_at;
-  if (!loop_args(argc, argv, &mode, &iters, &die_at)) return 2;
+  if (!loop_init(argc, argv, &mode, &iters, &die_at)) return 2;
   if (iters < 1 || (strcmp(mode, "churn") != 0 && strcmp(mode, "late") != 0) || wsize < 2 ||
       wsize > 64) {
     fprintf(stderr, "usage: ulfm_ctx_reuse churn|late ITERATIONS [R@I] (2-64 ranks)\n");

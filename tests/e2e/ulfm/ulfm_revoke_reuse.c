@@ -76,48 +76,28 @@ static int cycle(int iters, int die_at) {
   MPI_Comm cur = MPI_COMM_WORLD;
   for (int i = 0; i < iters && failures == 0; i++) {
     MPI_Comm x, s;
-    int me, n;
     int rc = MPI_Comm_dup(cur, &x);
     CHECK(rc == MPI_SUCCESS, "iteration %d: dup: class %d", i, class_of(rc));
     if (rc != MPI_SUCCESS) break;
     use_fresh(x, i, "dup");
     MPI_Barrier(cur);  /* everybody is through the first use before the revoke comes */
     if (i == die_at) die();
-    MPI_Comm_rank(x, &me);
-    MPI_Comm_size(x, &n);
-    if (me == i % n) MPIX_Comm_revoke(x);
-    rc = MPI_Barrier(x);
-    CHECK(rc != MPI_SUCCESS, "iteration %d: a barrier on a revoked communicator succeeded", i);
-    if (class_of(rc) == MPIX_ERR_PROC_FAILED) MPIX_Comm_revoke(x);  /* so nobody stays behind */
-    CHECK(class_of(rc) == MPIX_ERR_REVOKED || class_of(rc) == MPIX_ERR_PROC_FAILED,
-          "iteration %d: barrier: class %d", i, class_of(rc));
+    revoke_by_turn(x, i);
     rc = MPIX_Comm_shrink(x, &s);
     CHECK(rc == MPI_SUCCESS, "iteration %d: shrink: class %d", i, class_of(rc));
     if (rc != MPI_SUCCESS) break;
     MPI_Comm_free(&x);
     use_fresh(s, i, "shrink");
-    int ns, nc;
-    MPI_Comm_size(s, &ns);
-    MPI_Comm_size(cur, &nc);
-    if (ns < nc) { /* somebody died: the shrunk one carries on */
-      if (cur != MPI_COMM_WORLD) MPI_Comm_free(&cur);
-      cur = s;
-    } else {
-      MPI_Comm_free(&s);
-    }
+    carry_on(&cur, &s);
   }
   if (cur != MPI_COMM_WORLD) MPI_Comm_free(&cur);
   return failures;
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const char *mode;
   int iters, die_at;
-  if (!loop_args(argc, argv, &mode, &iters, &die_at)) return 2;
+  if (!loop_init(argc, argv, &mode, &iters, &die_at)) return 2;
   if (iters < 1 || iters > MAX_ITERS || (strcmp(mode, "late") != 0 && strcmp(mode, "cycle") != 0) ||
       (strcmp(mode, "late") == 0 && wsize < 3)) {
     fprintf(stderr, "usage: ulfm_revoke_reuse late|cycle ITERATIONS [R@I ...] (late: 3+ ranks)\n");

@@ -31,9 +31,14 @@ static inline void die(void) {
   raise(SIGKILL);
 }
 
-/* The loop programs' "MODE ITERATIONS [R@I ...]" arguments after argv[0]: *mode, *iters, and
- * the iteration this rank dies at (-1: none). 0 when a victim argument is malformed. */
-static inline int loop_args(int argc, char **argv, const char **mode, int *iters, int *die_at) {
+/* The loop programs' start: MPI_Init, wrank/wsize, errors returned on MPI_COMM_WORLD, and
+ * their "MODE ITERATIONS [R@I ...]" arguments after argv[0]: *mode, *iters, and the iteration
+ * this rank dies at (-1: none). 0 when a victim argument is malformed. */
+static inline int loop_init(int argc, char **argv, const char **mode, int *iters, int *die_at) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   *mode = argc > 1 ? argv[1] : "";
   *iters = argc > 2 ? atoi(argv[2]) : 0;
   *die_at = -1;
@@ -43,6 +48,34 @@ static inline int loop_args(int argc, char **argv, const char **mode, int *iters
     if (r == wrank) *die_at = i;
   }
   return 1;
+}
+
+/* Iteration i's revoke of x by member i % size, and the barrier every member then sees fail
+ * (revoked, or a failed process; the latter revokes too, so nobody stays in the barrier). */
+static inline void revoke_by_turn(MPI_Comm x, int i) {
+  int me, n;
+  MPI_Comm_rank(x, &me);
+  MPI_Comm_size(x, &n);
+  if (me == i % n) MPIX_Comm_revoke(x);
+  int rc = MPI_Barrier(x);
+  CHECK(rc != MPI_SUCCESS, "iteration %d: a barrier on a revoked communicator succeeded", i);
+  if (class_of(rc) == MPIX_ERR_PROC_FAILED) MPIX_Comm_revoke(x);
+  CHECK(class_of(rc) == MPIX_ERR_REVOKED || class_of(rc) == MPIX_ERR_PROC_FAILED,
+        "iteration %d: barrier: class %d", i, class_of(rc));
+}
+
+/* The end of a loop iteration that shrank *cur's copy into *s: if somebody died the shrunk one
+ * carries on as *cur (the old one freed unless it is MPI_COMM_WORLD), else *s is freed. */
+static inline void carry_on(MPI_Comm *cur, MPI_Comm *s) {
+  int ns, nc;
+  MPI_Comm_size(*s, &ns);
+  MPI_Comm_size(*cur, &nc);
+  if (ns < nc) {
+    if (*cur != MPI_COMM_WORLD) MPI_Comm_free(cur);
+    *cur = *s;
+  } else {
+    MPI_Comm_free(s);
+  }
 }
 
 /* The MPI_COMM_WORLD ranks of comm's members, in comm's order, hashed (FNV-1a). */
