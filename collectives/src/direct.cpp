@@ -47,14 +47,9 @@ Status direct_allreduce(const Group& g, P2P& p2p, const Reduction& r, unsigned c
   if (Status s = to_and_from_all(g, p2p, result, bytes, tag::allreduce, x); s != Status::ok) {
     return s;
   }
-  // acc = x_0 op x_1 op ... in rank order; combine(a, b) computes b = a op b, so each step
-  // writes into the next input's buffer (mine included: every send of it is complete).
-  unsigned char* acc = x(0);
-  for (int v = 1; v < n; ++v) {
-    r.combine(acc, x(v), r.count);
-    acc = x(v);
-  }
-  copy_bytes(result, acc, bytes);
+  // Every input is here: combine them as recursive doubling would (the same bits as MPICH's
+  // short allreduce), writing into the inputs' buffers (mine included: its sends are done).
+  copy_bytes(result, combine_as_doubling(n, r, x), bytes);
   return Status::ok;
 }
 

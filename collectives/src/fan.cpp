@@ -58,20 +58,9 @@ Status fan_allreduce(const Group& g, P2P& p2p, const Reduction& r, unsigned char
   Scratch in_space(static_cast<std::size_t>(n - 1) * bytes);
   unsigned char* in = in_space.data();
   auto combine = [&] {
-    // Rank order: acc = x_0 op x_1 op ... ; combine(a, b) computes b = a op b, so the
-    // accumulated lower range is the first operand. A commutative operation accumulates in
-    // place (x op acc equals acc op x), a non-commutative one moves along the received slots.
-    unsigned char* acc = result;
-    for (int v = 1; v < n; ++v) {
-      unsigned char* x = in + static_cast<std::size_t>(v - 1) * bytes;
-      if (r.commutative) {
-        r.combine(x, acc, r.count);  // acc = x op acc
-      } else {
-        r.combine(acc, x, r.count);  // x = acc op x
-        acc = x;
-      }
-    }
-    if (acc != result) copy_bytes(result, acc, bytes);
+    // As recursive doubling would (group.h: MPICH's bits for floating-point sums).
+    auto x = [&](int v) { return v == 0 ? result : in + static_cast<std::size_t>(v - 1) * bytes; };
+    copy_bytes(result, combine_as_doubling(n, r, x), bytes);
   };
   return collect_and_answer(g, p2p, in, bytes, tag::allreduce, combine,
                             [&](int) { return result; });

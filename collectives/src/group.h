@@ -82,6 +82,27 @@ inline int floor_pow2(int n) {
   return p;
 }
 
+// Combines the inputs of n members held locally, input(0) ... input(n - 1) (a callable giving
+// member v's buffer), with the association of recursive doubling (allreduce.cpp), which is
+// also MPICH's and Open MPI's for short vectors: with pof2 the largest power of two <= n and
+// rem = n - pof2, first input(2k) op input(2k + 1) for k < rem, then the pof2 partial results
+// pairwise at distance 1, 2, 4, ... For floating-point sums the association decides the last
+// bits, and applications compare their output with those MPIs' (HPCCG's final residual).
+// Rank order is kept, so non-commutative operations are combined correctly. The inputs are
+// overwritten; the result is left in input(n - 1), which is returned.
+template <typename Input>
+unsigned char* combine_as_doubling(int n, const Reduction& r, Input&& input) {
+  const int pof2 = floor_pow2(n);
+  const int rem = n - pof2;
+  auto part = [&](int k) { return input(k < rem ? 2 * k + 1 : k + rem); };
+  for (int k = 0; k < rem; ++k) r.combine(input(2 * k), input(2 * k + 1), r.count);
+  // combine(a, b) computes b = a op b: parts [k, k + s) end up in part(k + s - 1).
+  for (int s = 1; s < pof2; s <<= 1) {
+    for (int k = 0; k < pof2; k += 2 * s) r.combine(part(k + s - 1), part(k + 2 * s - 1), r.count);
+  }
+  return part(pof2 - 1);
+}
+
 // Requests posted in one step of an algorithm. wait() completes them all; the destructor
 // completes whatever is still posted when an error path returns early, so no receive can
 // land in a scratch buffer after the algorithm has given it back. The P2P contract (after
