@@ -3,18 +3,20 @@
 #   run_mpi.sh MPIRUN EXPECT_RC PATTERN -- mpirun-args...
 # EXPECT_RC: exact exit code, or "nonzero". PATTERN: extended regex the combined output must
 # match ("" for none). With PIDDIR exported, every pid the ranks wrote there must be gone.
+# RUN_MPI_WATCHDOG_S (default 100): the watchdog, for tests that set a longer one.
 set -u
+watchdog=${RUN_MPI_WATCHDOG_S:-100}
 mpirun=$1 expect=$2 pattern=$3
 shift 4
 export PIDDIR=$(mktemp -d)
 trap 'rm -rf "$PIDDIR"' EXIT
 # The output goes to ctest as it comes (tee), so a test ctest stops at its TIMEOUT still shows
 # how far the job got; the checks below read the copy.
-timeout -k 5 100 "$mpirun" "$@" 2>&1 | tee "$PIDDIR/output"
+timeout -k 5 "$watchdog" "$mpirun" "$@" 2>&1 | tee "$PIDDIR/output"
 rc=${PIPESTATUS[0]}
 out=$(cat "$PIDDIR/output")
 fail() { echo "run_mpi.sh: FAIL: $*"; exit 1; }
-[ $rc -eq 124 ] && fail "watchdog: mpirun did not finish within 100 s"
+[ $rc -eq 124 ] && fail "watchdog: mpirun did not finish within $watchdog s"
 if [ "$expect" = nonzero ]; then
   [ $rc -ne 0 ] || fail "expected a non-zero exit, got 0"
 else
