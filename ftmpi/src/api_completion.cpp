@@ -90,6 +90,14 @@ Request* sole_unfinished_nbc(int count, const MPI_Request* reqs) {
   return found;
 }
 
+// The nonblocking collective MPI_Wait/MPI_Waitall may run to its end inline (Nbc::wait): r
+// itself, or the run a persistent collective (MPI_Allreduce_init, ...) started; else nullptr.
+inline Request* nbc_run_of(Request* r) {
+  if (r->kind == Request::Kind::nbc) return r;
+  if (r->kind != Request::Kind::persistent || r->persistent.coll == nullptr) return nullptr;
+  return operation_of(r);  // nullptr while inactive
+}
+
 MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
@@ -134,7 +142,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   Request* r = lib().engine.requests().find(*request);
   if (r == nullptr) return raise_world(fail(Err::request, "request %d is not active", *request));
   Comm* comm = r->comm;
-  if (r->kind == Request::Kind::nbc) lib().nbc.wait(r);  // the usual case runs to its end here
+  if (Request* run = nbc_run_of(r)) lib().nbc.wait(run);  // the usual case runs to its end here
   lib().engine.wait_until([r] { return request_done(r); });
   KeepFreedComm keep(comm);
   return raise_code(comm, request_finish(r, status, request));
@@ -179,7 +187,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     }
     Request* r = pool.find(requests[i]);
     Comm* comm = r->comm;
-    if (r->kind == Request::Kind::nbc) lib().nbc.wait(r);  // as in MPI_Wait
+    if (Request* run = nbc_run_of(r)) lib().nbc.wait(run);  // as in MPI_Wait
     lib().engine.wait_until([r] { return request_done(r); });
     KeepFreedComm keep(comm);
     int e = request_finish(r, st, &requests[i]);
@@ -296,6 +304,10 @@ int MPI_Cancel(MPI_Request* request) {
   if (r->kind == Request::Kind::nbc) {  // MPI-3.1 5.12: erroneous
     return raise(r->comm, fail(Err::request, "MPI_Cancel: request %d is a nonblocking collective", *request));
   }
+  if (r->kind == Request::Kind::persistent && r->persistent.coll != nullptr) {  // MPI-4.0 3.8.4
+    return raise(r->comm, fail(Err::request, "MPI_Cancel: request %d is a persistent collective",
+                               *request));
+  }
   if (r->kind == Request::Kind::greq) return raise_code(nullptr, greq_cancel(r));
   // A persistent request cancels the operation it has started, if any.
   if (Request* op = operation_of(r)) {
@@ -327,6 +339,12 @@ int MPI_Request_free(MPI_Request* request) {
                                *request));
   }
   if (r->kind == Request::Kind::greq) return raise_code(nullptr, greq_free(r, request));
+  if (r->kind == Request::Kind::persistent && r->persistent.coll != nullptr &&
+      r->persistent.active != MPI_REQUEST_NULL) {  // MPI-4.0 6.13: only an inactive one
+    return raise(r->comm, fail(Err::request, "MPI_Request_free: persistent collective request %d "
+                               "is active; complete it with MPI_Wait or MPI_Test first",
+                               *request));
+  }
   if (r->kind == Request::Kind::persistent) {
     if (Request* op = operation_of(r)) lib().engine.abandon(op);
     release_persistent(r);

@@ -42,6 +42,38 @@ int start(const char* fn, MPI_Comm comm, MPI_Request* request,
 
 }  // namespace
 
+namespace ftmpi {
+
+// One type per peer and direction (a bad argument is the body's to report: none then).
+std::vector<MPI_Datatype> alltoallw_types(MPI_Comm comm, const void* sendbuf,
+                                          const MPI_Datatype sendtypes[],
+                                          const MPI_Datatype recvtypes[]) {
+  std::vector<MPI_Datatype> types;
+  Comm* c = nullptr;
+  if (lib().initialized && lib().comms.lookup(comm, &c) == Err::ok && recvtypes != nullptr &&
+      (sendbuf == MPI_IN_PLACE || sendtypes != nullptr)) {
+    const auto n = static_cast<std::size_t>(c->peer_size());  // the remote group's, if inter
+    types.assign(recvtypes, recvtypes + n);
+    if (sendbuf != MPI_IN_PLACE) types.insert(types.end(), sendtypes, sendtypes + n);
+  }
+  return types;
+}
+
+// One type per neighbour and direction (no topology, or NULL arrays: the body reports it).
+std::vector<MPI_Datatype> neighbor_alltoallw_types(MPI_Comm comm, const MPI_Datatype sendtypes[],
+                                                   const MPI_Datatype recvtypes[]) {
+  std::vector<MPI_Datatype> types;
+  Comm* c = nullptr;
+  if (lib().initialized && lib().comms.lookup(comm, &c) == Err::ok && c->topology) {
+    const Neighbors n = neighbors_of(*c->topology, c->rank);
+    if (recvtypes != nullptr) types.assign(recvtypes, recvtypes + n.sources.size());
+    if (sendtypes != nullptr) types.insert(types.end(), sendtypes, sendtypes + n.destinations.size());
+  }
+  return types;
+}
+
+}  // namespace ftmpi
+
 extern "C" {
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
@@ -164,16 +196,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                    MPI_Request* request) {
-  // One type per peer and direction, held like the others' (a bad argument is the body's to
-  // report: nothing is held then).
-  std::vector<MPI_Datatype> types;
-  Comm* c = nullptr;
-  if (lib().initialized && lib().comms.lookup(comm, &c) == Err::ok && recvtypes != nullptr &&
-      (sendbuf == MPI_IN_PLACE || sendtypes != nullptr)) {
-    const auto n = static_cast<std::size_t>(c->peer_size());  // the remote group's, if inter
-    types.assign(recvtypes, recvtypes + n);
-    if (sendbuf != MPI_IN_PLACE) types.insert(types.end(), sendtypes, sendtypes + n);
-  }
+  const std::vector<MPI_Datatype> types = alltoallw_types(comm, sendbuf, sendtypes, recvtypes);
   return start("MPI_Ialltoallw", comm, request, types.data(), types.size(), [=] {
     return MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                          recvtypes, comm);
@@ -224,15 +247,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[],
                             void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Request* request) {
-  // One type per neighbour and direction, held like MPI_Ialltoallw's (no topology, or NULL
-  // arrays: the body reports it, nothing is held).
-  std::vector<MPI_Datatype> types;
-  Comm* c = nullptr;
-  if (lib().initialized && lib().comms.lookup(comm, &c) == Err::ok && c->topology) {
-    const Neighbors n = neighbors_of(*c->topology, c->rank);
-    if (recvtypes != nullptr) types.assign(recvtypes, recvtypes + n.sources.size());
-    if (sendtypes != nullptr) types.insert(types.end(), sendtypes, sendtypes + n.destinations.size());
-  }
+  const std::vector<MPI_Datatype> types = neighbor_alltoallw_types(comm, sendtypes, recvtypes);
   return start("MPI_Ineighbor_alltoallw", comm, request, types.data(), types.size(), [=] {
     return MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                                   rdispls, recvtypes, comm);

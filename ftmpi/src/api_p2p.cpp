@@ -506,6 +506,7 @@ Err start_persistent(Request* r, MPI_Request* inner) {
 
 namespace ftmpi {
 void release_persistent(Request* r) {
+  if (r->persistent.coll != nullptr) return release_collective(r);
   lib().types.release(r->persistent.type);
   lib().construct.drop(r->comm);
   lib().engine.requests().release(r);
@@ -546,7 +547,13 @@ int MPI_Start(MPI_Request* request) {
     return raise(r->comm, fail(Err::request, "persistent request %d is already active", *request));
   }
   MPI_Request inner = MPI_REQUEST_NULL;
-  if (Err e = start_persistent(r, &inner); e != Err::ok) return raise(r->comm, e);
+  if (r->persistent.coll != nullptr) {  // MPI_Allreduce_init, ... (api_pcoll.cpp)
+    if (int code = start_collective(r, &inner); code != MPI_SUCCESS) {
+      return raise_code(r->comm, code);
+    }
+  } else if (Err e = start_persistent(r, &inner); e != Err::ok) {
+    return raise(r->comm, e);
+  }
   r->persistent.active = inner;
   return MPI_SUCCESS;
 }

@@ -57,6 +57,13 @@ int request_finish(Request* r, MPI_Status* st, MPI_Request* handle);
 // MPI_Request_free of a persistent request: drops the datatype and communicator it held.
 void release_persistent(Request* r);
 
+// Persistent collectives (api_pcoll.cpp). MPI_Start of one: starts a run of its collective
+// as a nonblocking collective (nbc.h) and sets *inner to that run's request; returns the
+// MPI error code of a run refused at once (an argument error), with *inner unchanged.
+int start_collective(Request* r, MPI_Request* inner);
+// MPI_Request_free of an inactive one: its call and the datatypes it held go.
+void release_collective(Request* r);
+
 // request_done of an MPI_Isendrecv pair (api_isendrecv.cpp): once both parts are complete
 // the pair takes the receive's status and the first error (the receive's, else the send's),
 // retires them and is complete; true too while its receive is blocked as a ULFM wildcard.

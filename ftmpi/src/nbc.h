@@ -46,6 +46,14 @@
 
 namespace ftmpi {
 
+// The datatypes an MPI_(I)alltoallw(_init) / MPI_(I)neighbor_alltoallw(_init) names, one per
+// peer and direction, for its request to hold (api_nbc.cpp).
+std::vector<MPI_Datatype> alltoallw_types(MPI_Comm comm, const void* sendbuf,
+                                          const MPI_Datatype sendtypes[],
+                                          const MPI_Datatype recvtypes[]);
+std::vector<MPI_Datatype> neighbor_alltoallw_types(MPI_Comm comm, const MPI_Datatype sendtypes[],
+                                                   const MPI_Datatype recvtypes[]);
+
 class Constructor;
 class DatatypeTable;
 struct Datatype;

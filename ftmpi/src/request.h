@@ -16,6 +16,7 @@ namespace ftmpi {
 
 struct Comm;
 struct Datatype;
+struct PersistentColl;  // api_pcoll.cpp
 
 struct Request {
   // ulfm: MPIX_Comm_iagree / MPIX_Comm_ishrink, completed by Ulfm::poll (ulfm.h).
@@ -50,6 +51,9 @@ struct Request {
     int peer = 0;
     int tag = 0;
     MPI_Request active = MPI_REQUEST_NULL;  // handle of the started operation, if any
+    // A persistent collective (MPI_Allreduce_init, ...; api_pcoll.cpp): its call, owned by
+    // the request until MPI_Request_free; nullptr for point-to-point ones.
+    PersistentColl* coll = nullptr;
   } persistent;
   // A pair's parts, each a request the user never sees (a send or receive, or one complete
   // from the start: MPI_PROC_NULL, a ULFM failure); nullptr once retired.

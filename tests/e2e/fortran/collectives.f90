@@ -1,7 +1,7 @@
 ! Collectives from Fortran: MPI_IN_PLACE (Allreduce, Reduce at the root), Fortran datatypes of
 ! every size (INTEGER, INTEGER8, REAL, REAL8, DOUBLE PRECISION, LOGICAL with LAND/LOR),
 ! MAXLOC/MINLOC on MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION, a user operation written in Fortran, Bcast, Gather, Allgather,
-! Alltoall, Scan, Exscan, Reduce_scatter_block; Iallreduce, Ireduce, Ibarrier.
+! Alltoall, Scan, Exscan, Reduce_scatter_block; Iallreduce, Ireduce, Ibarrier; Allreduce_init.
 subroutine vec_max_abs(invec, inoutvec, len, datatype)
   implicit none
   integer, intent(in) :: len, datatype
@@ -126,6 +126,8 @@ program collectives
 
   ! Nonblocking collectives (MPI-3): two outstanding, completed by MPI_Waitall and MPI_Test.
   call nonblocking()
+  ! Persistent collectives (MPI-4): one MPI_Allreduce_init started three times with new data.
+  call persistent()
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a)', 'collectives: ', nprocs, ' ranks: PASS'
@@ -154,6 +156,22 @@ contains
     call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
     if (ierr /= MPI_SUCCESS) call fail('Ibarrier')
   end subroutine nonblocking
+
+  subroutine persistent()
+    integer :: req, k
+    integer, asynchronous, save :: pv, psum  ! read and written at each start, not at init
+    call MPI_Allreduce_init(pv, psum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &
+                            req, ierr)
+    if (ierr /= MPI_SUCCESS) call fail('Allreduce_init')
+    do k = 1, 3
+      pv = (rank + 1) * k
+      call MPI_Start(req, ierr)
+      call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+      if (ierr /= MPI_SUCCESS .or. psum /= k * nprocs * (nprocs + 1) / 2) call fail('Allreduce_init run')
+    end do
+    call MPI_Request_free(req, ierr)
+    if (req /= MPI_REQUEST_NULL) call fail('Request_free of a persistent collective')
+  end subroutine persistent
 
   subroutine fail(what)
     character(*), intent(in) :: what

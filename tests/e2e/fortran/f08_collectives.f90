@@ -37,6 +37,7 @@ program f08_collectives
   type(MPI_Request) :: reqs(3), preq(2)
   logical :: done
   integer :: cmp, token, got
+  asynchronous :: token  ! a persistent bcast writes it at each start (below)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -123,6 +124,19 @@ program f08_collectives
     call MPI_Test(reqs(1), done, MPI_STATUS_IGNORE)
   end do
   call MPI_Comm_free(half)
+
+  ! Persistent collectives (MPI-4): a Bcast_init and a Barrier_init started together twice.
+  call MPI_Bcast_init(token, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, reqs(1))
+  call MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, reqs(2))
+  do i = 1, 2
+    token = -1
+    if (rank == 0) token = 100 + i
+    call MPI_Startall(2, reqs(1:2))
+    call MPI_Waitall(2, reqs(1:2), MPI_STATUSES_IGNORE)
+    if (token /= 100 + i) call fail('Bcast_init')
+  end do
+  call MPI_Request_free(reqs(1))
+  call MPI_Request_free(reqs(2))
 
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a,i0,a)', 'f08_collectives: ', nprocs, ' ranks: PASS'
