@@ -4,9 +4,10 @@
 // given at init: the same code, checks, progress and behaviour under failure (a run that loses
 // a member completes with the error class the nonblocking one gets; on a revoked communicator
 // with MPIX_ERR_REVOKED). MPI_Wait/MPI_Test complete the run and the request turns inactive;
-// the next MPI_Start reads the buffers again. Every member starts its persistent collectives
-// on a communicator in the same order (MPI-4.0 6.13), so a run's sequence number, taken at
-// start like a nonblocking collective's, matches across members.
+// the next MPI_Start reads the buffers again. The members make a communicator's persistent
+// collectives in the same order but may start them in different orders (MPI-4.0 6.13): a
+// run's messages carry the request's own sequence number, taken at init
+// (Nbc::persistent_sequence), so runs match by request, not by start order.
 //
 // Init does not communicate: it checks the communicator, the info and the request pointer, and
 // holds the communicator and the datatypes until MPI_Request_free. The buffer, count, root and
@@ -27,6 +28,7 @@ struct PersistentColl {
   std::function<int()> call;          // the blocking collective with the init arguments
   std::vector<const Datatype*> held;  // released at MPI_Request_free
   MPI_Comm handle = MPI_COMM_NULL;    // the communicator's handle, which `call` names
+  int sequence = 0;                   // its runs' tags (Nbc::persistent_sequence)
 };
 
 int start_collective(Request* r, MPI_Request* inner) {
@@ -49,7 +51,7 @@ int start_collective(Request* r, MPI_Request* inner) {
   int code = MPI_SUCCESS;
   // No types to hold per run: the persistent request holds them.
   lib().nbc.start(
-      r->comm, nullptr, 0, [coll] { return coll->call(); }, &run, &code);
+      r->comm, nullptr, 0, [coll] { return coll->call(); }, &run, &code, coll->sequence);
   if (run == nullptr) return code;
   *inner = run->handle;
   return MPI_SUCCESS;
@@ -83,6 +85,7 @@ int init(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Request* request,
   auto coll = std::make_unique<PersistentColl>();
   coll->call = std::move(call);
   coll->handle = comm;
+  coll->sequence = Nbc::persistent_sequence(c);
   for (std::size_t k = 0; k < ntypes; ++k) {
     const MPI_Datatype t = types[k];
     // Predefined types are never freed; a bad handle is the collective's to report (at start),

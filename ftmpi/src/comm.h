@@ -67,6 +67,9 @@ struct Comm {
   // (nbc.cpp): every member numbers them alike, and the number keeps their messages apart.
   std::uint32_t nbc_context = 0;
   std::uint32_t nbc_started = 0;
+  // Persistent collectives made on it (MPI_Allreduce_init, ...): every member makes them in the
+  // same order, so the count names each one alike everywhere (Nbc::persistent_sequence).
+  std::uint32_t pcoll_made = 0;
   // Constructions begun on it (dup, split, create): with the context id, the order in which
   // concurrent ones may offer their context ids (context_claims.h), the same in every member.
   // On an intercommunicator they run one at a time: `constructions_done` is the next one's turn

@@ -11,9 +11,12 @@ namespace ftmpi {
 namespace {
 
 // The algorithms' own tags (collectives/src/group.h, intercomm_coll.cpp) stay below 2^8; the
-// sequence number of a nonblocking collective takes the 16 bits above, 0 being a blocking one.
+// sequence number of a nonblocking collective takes the 16 bits above, 0 being a blocking one:
+// 1..kSequences for nonblocking collectives, the upper half for persistent ones.
 constexpr int kAlgorithmTagBits = 8;
-constexpr std::uint32_t kSequences = (1u << (match::kTagBits - kAlgorithmTagBits)) - 1;
+constexpr std::uint32_t kSequenceSpace = 1u << (match::kTagBits - kAlgorithmTagBits);
+constexpr std::uint32_t kSequences = kSequenceSpace / 2 - 1;
+constexpr std::uint32_t kPersistentSequences = kSequenceSpace / 2;
 // Background steps resume only the collectives something may have unblocked (the engine's
 // event count moved), and every one now and then anyway (a state change without an event).
 constexpr std::uint64_t kResumeAllEvery = 64;
@@ -36,8 +39,13 @@ MembersView* Nbc::view() {
   return f != nullptr ? &static_cast<Op*>(f->owner())->view : nullptr;
 }
 
+int Nbc::persistent_sequence(Comm* c) {
+  const std::uint32_t n = c->pcoll_made++ % kPersistentSequences;
+  return static_cast<int>(kSequenceSpace / 2 + n);
+}
+
 void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&& body,
-                Request** out, int* code) {
+                Request** out, int* code, int sequence) {
   std::unique_ptr<Op> op;
   if (!spare_.empty()) {
     op = std::move(spare_.back());
@@ -57,14 +65,18 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&
     const Datatype* d = nullptr;
     if (t != MPI_DATATYPE_NULL && types_->acquire(t, &d) == Err::ok) op->held.push_back(d);
   }
-  if (c->nbc_context != c->coll_context) {  // new communicator, or repaired: count from 1
-    c->nbc_context = c->coll_context;
-    c->nbc_started = 0;
+  if (sequence > 0) {  // a persistent collective's run (persistent_sequence)
+    op->tag_offset = sequence << kAlgorithmTagBits;
+  } else {
+    if (c->nbc_context != c->coll_context) {  // new communicator, or repaired: count from 1
+      c->nbc_context = c->coll_context;
+      c->nbc_started = 0;
+    }
+    // Sequence numbers 1..kSequences, wrapping (a compare: the modulo was a division per start).
+    if (c->nbc_started == kSequences) c->nbc_started = 0;
+    op->tag_offset = static_cast<int>(c->nbc_started + 1) << kAlgorithmTagBits;
+    ++c->nbc_started;
   }
-  // Sequence numbers 1..kSequences, wrapping (a compare: the modulo was a division per start).
-  if (c->nbc_started == kSequences) c->nbc_started = 0;
-  op->tag_offset = static_cast<int>(c->nbc_started + 1) << kAlgorithmTagBits;
-  ++c->nbc_started;
   op->comm = c;
   Request* r = engine_->requests().allocate(Request::Kind::nbc);
   r->comm = c;

@@ -67,8 +67,17 @@ class Nbc {
   // failure (an argument error), there is no request: *out is nullptr and *code the error.
   // The communicator and `types` (valid ones; MPI_DATATYPE_NULL is skipped) are held until the
   // end, so the application may free them meanwhile (MPI-3.1 5.12).
+  // `sequence` (a persistent collective's run): the number its tags get, else (0) the next of
+  // the communicator's nonblocking collectives.
   void start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&& body,
-             Request** out, int* code);
+             Request** out, int* code, int sequence = 0);
+  // The sequence number of a persistent collective made now on c (MPI_Allreduce_init, ...),
+  // which all its runs use. The members make them in the same order but may start them in
+  // any order (MPI-4.0 6.13; MPICH's coll/p_order): a run must match the same request's run
+  // elsewhere, not the one started in the same place. Taken from a range of its own, so never
+  // a nonblocking collective's; two runs of one request never overlap at a member, and a
+  // member's consecutive runs reach a peer in order, as consecutive blocking collectives do.
+  static int persistent_sequence(Comm* c);
   // Drives an nbc request one step (MPI_Test/MPI_Wait); true once complete (r->error set).
   bool poll(Request* r);
   // MPI_Wait on r: when it is the only one pending, runs it to its end on this thread with the
