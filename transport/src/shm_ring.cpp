@@ -197,10 +197,14 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
   }
   const std::size_t used = lead + record;
   // Room for the record and the next one's header, which is cleared now (and the reserve).
+  // On the shared ring the other writers move the tail on while this writer's head_seen_
+  // stays where it last looked, so tail_ - head_seen_ can exceed the ring: that is no room
+  // known, not (wrapped around) plenty of it. The ring overran its reader that way.
   const std::size_t need = used + kRecordHeader + reserve;
-  if (size - (tail_ - head_seen_) < need) {
+  auto room = [&] { return tail_ - head_seen_ > size ? 0 : size - (tail_ - head_seen_); };
+  if (room() < need) {
     head_seen_ = control_->head.load(std::memory_order_acquire);
-    if (size - (tail_ - head_seen_) < need) return false;
+    if (room() < need) return false;
   }
   unsigned char* p = marker == kWrap ? data_ : data_ + pos + lead;
   store_header(data_ + ((static_cast<std::size_t>(p - data_) + record) & mask_), 0,

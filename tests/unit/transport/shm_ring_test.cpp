@@ -308,3 +308,48 @@ TEST_CASE("shm_segments: one sweeper for libfabric's and our segment names") {
   }
   for (const auto& n : ours) shm_unlink(("/" + n).c_str());
 }
+
+TEST_CASE("ring: the shared ring refuses a writer whose last look at the head is a lap old") {
+  // Two senders share the ring; A looked at the head once, then B's records went round the
+  // ring more than once (read as they came) and filled it. A's stale view must not read as
+  // room: its push used to pass (tail - head_seen > ring, wrapped) and overwrite unread records.
+  ring::Region mine, theirs;
+  std::string err;
+  REQUIRE(mine.create(0x5eed00a1, 1, kRingBytes, &err));
+  REQUIRE(theirs.open(ring::region_name(getpid(), getuid(), 0x5eed00a1)));
+  const std::size_t s = theirs.shared_index();
+  ring::SharedWriter a, b;
+  a.attach(&theirs.control(s), theirs.data(s), theirs.ring_bytes());
+  b.attach(&theirs.control(s), theirs.data(s), theirs.ring_bytes());
+  ring::Reader r;
+  r.attach(&mine.control(s), mine.data(s), mine.ring_bytes());
+  std::vector<unsigned char> rec(1000);
+  std::size_t n = 0;
+  std::uint64_t k = 0;
+  REQUIRE(a.push(0xa, rec.data(), rec.size(), nullptr, 0));  // A's view of the head: now
+  REQUIRE(r.peek(&n) != nullptr);
+  r.consume();
+  for (int i = 0; i < 2 * static_cast<int>(kRingBytes / 1000); ++i) {  // two laps, read
+    rec = record_for(k++, 1000);
+    REQUIRE(b.push(0xb, rec.data(), rec.size(), nullptr, 0));
+    REQUIRE(r.peek(&n) != nullptr);
+    r.consume();
+  }
+  const std::uint64_t first_unread = k;
+  while (b.push(0xb, record_for(k, 1000).data(), 1000, nullptr, 0)) ++k;  // B fills it
+  REQUIRE(k > first_unread);
+  REQUIRE_FALSE(a.push(0xa, rec.data(), rec.size(), nullptr, 0));
+  // Every record B left is intact and in order.
+  for (std::uint64_t want = first_unread; want < k; ++want) {
+    const unsigned char* p = r.peek(&n);
+    REQUIRE(p != nullptr);
+    REQUIRE(n == 8 + 1000);
+    std::uint64_t token = 0, got = 0;
+    std::memcpy(&token, p, sizeof token);
+    std::memcpy(&got, p + 8, sizeof got);
+    REQUIRE(token == 0xb);
+    REQUIRE(got == want);
+    r.consume();
+  }
+  REQUIRE(r.peek(&n) == nullptr);
+}
