@@ -44,7 +44,7 @@ int do_init() {
   l.main_thread = std::this_thread::get_id();
   line_buffer_stdout();
   std::string err;
-  // FTMPI_DEBUG: the start-up phases (README, "Start-up"); each line carries the time.
+  // FTMPI_DEBUG: the start-up phases (docs/MEASUREMENTS.md, "Start-up"); each line carries the time.
   FTMPI_DLOG("startup", "MPI_Init: PMIx client init");
   if (!l.runtime.init(&err) && l.runtime.connected()) {
     l.runtime.abort(MPI_ERR_OTHER, "MPI_Init failed: " + err);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # FTMPI_DEBUG=1 prints the start-up phases of mpirun, the daemon and every rank, one clock for
-# all (README "Start-up"); unset, nothing. usage: startup_phases.sh MPIRUN PROGRAM
+# all (docs/MEASUREMENTS.md "Start-up"); unset, nothing. usage: startup_phases.sh MPIRUN PROGRAM
 set -uo pipefail
 [ $# -eq 2 ] || { echo "usage: startup_phases.sh MPIRUN PROGRAM" >&2; exit 2; }
 mpirun=$1 prog=$2
