@@ -19,26 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int world_rank, bad;
-#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "world rank %d: FAIL line %d: ", world_rank, __LINE__); \
-  fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); bad++; } } while (0)
-
-static int complete(MPI_Request *q, int poll) {
-  if (!poll) return MPI_Wait(q, MPI_STATUS_IGNORE);
-  int flag = 0, rc = MPI_SUCCESS;
-  volatile double x = 0;
-  while (!flag && rc == MPI_SUCCESS) {
-    rc = MPI_Test(q, &flag, MPI_STATUS_IGNORE);
-    for (int i = 0; i < 1000; i++) x += i;
-  }
-  return rc;
-}
-
-static int error_class(int rc) {
-  int cls = rc;
-  MPI_Error_class(rc, &cls);
-  return cls;
-}
+#include "nbc_check.h"
 
 /* Starts the three and completes them; returns their codes in rc[]. */
 static void run(MPI_Request *q, int *rc, int poll) {
