@@ -17,16 +17,9 @@
 #include "nbc_check.h"
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  const int rounds = argc > 1 ? atoi(argv[1]) : 1;
-  int mode = 0, msg = 0;
-  FTMPI_Comm_get_mode(MPI_COMM_WORLD, &mode, &msg);
-  const int ulfm = mode == FTMPI_COMM_MODE_ULFM;
-  const int expected = ulfm ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const struct ft_start s = ft_start(&argc, &argv);
+  const int rounds = s.rounds, mode = s.mode, ulfm = s.ulfm, expected = s.expected;
+  MPI_Comm comm = s.comm;
   for (int round = 0; round < rounds; round++) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);

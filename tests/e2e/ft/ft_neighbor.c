@@ -17,15 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int world_rank, bad;
-#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "world rank %d: FAIL line %d: ", world_rank, __LINE__); \
-  fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); bad++; } } while (0)
-
-static int error_class(int rc) {
-  int cls = rc;
-  MPI_Error_class(rc, &cls);
-  return cls;
-}
+#include "nbc_check.h"
 
 /* One exchange on the ring: blocking alltoall, then (nbc) a nonblocking allgather. Checks the
  * data of a successful one; returns the first error. */
@@ -63,16 +55,9 @@ static MPI_Comm make_ring(MPI_Comm comm) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  const int rounds = argc > 1 ? atoi(argv[1]) : 1;
-  int mode = 0, msg = 0;
-  FTMPI_Comm_get_mode(MPI_COMM_WORLD, &mode, &msg);
-  const int ulfm = mode == FTMPI_COMM_MODE_ULFM;
-  const int expected = ulfm ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const struct ft_start s = ft_start(&argc, &argv);
+  const int rounds = s.rounds, ulfm = s.ulfm, expected = s.expected;
+  MPI_Comm comm = s.comm;
   const int relaxed = argc > 2 && strcmp(argv[2], "relaxed") == 0;
   if (relaxed) FTMPI_Comm_set_coll_mode(comm, FTMPI_COLL_MODE_RELAXED);
   /* ATOMIC: the blocking exchange's outcome is agreed, so every survivor leaves the loop at the
