@@ -2,8 +2,7 @@
 // MPI-1.3 3.7.3/3.7.5: null requests count as inactive; "any"/"some" over only inactive
 // requests return MPI_UNDEFINED; errors of the multiple-completion calls are reported per
 // request in MPI_ERROR with MPI_ERR_IN_STATUS.
-#include <algorithm>
-#include <vector>
+#include <cstdint>
 
 #include "api_request.h"
 #include "library.h"
@@ -13,40 +12,23 @@ using namespace ftmpi;
 
 namespace {
 
-// The same request twice in one array: completing the first would free the record the second
-// still names. Small arrays (the usual case) are compared pairwise, large ones sorted.
-Err check_unique(int count, const MPI_Request* reqs) {
-  constexpr int kPairwise = 16;
-  if (count <= kPairwise) {
-    for (int i = 1; i < count; ++i) {
-      for (int j = 0; j < i; ++j) {
-        if (reqs[i] == reqs[j] && reqs[i] != MPI_REQUEST_NULL) {
-          return fail(Err::request, "request %d appears twice (indices %d and %d)", reqs[i], j, i);
-        }
-      }
-    }
-    return Err::ok;
-  }
-  std::vector<MPI_Request> sorted(reqs, reqs + count);
-  std::sort(sorted.begin(), sorted.end());
-  for (std::size_t i = 1; i < sorted.size(); ++i) {
-    if (sorted[i] == sorted[i - 1] && sorted[i] != MPI_REQUEST_NULL) {
-      return fail(Err::request, "request %d appears twice in the array", sorted[i]);
-    }
-  }
-  return Err::ok;
-}
-
+// Every handle is null or a live request, and none appears twice: completing the first would
+// free the record the second still names. One pass, marking each record it meets.
 Err check_array(int count, const MPI_Request* reqs) {
   if (count < 0) return fail(Err::count, "count %d is negative", count);
   if (count > 0 && reqs == nullptr) return fail(Err::request, "request array is NULL");
   RequestPool& pool = lib().engine.requests();
+  const std::uint32_t mark = count > 1 ? pool.new_mark() : 0;
   for (int i = 0; i < count; ++i) {
-    if (reqs[i] != MPI_REQUEST_NULL && pool.find(reqs[i]) == nullptr) {
-      return fail(Err::request, "request %d (index %d) is not active", reqs[i], i);
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    Request* r = pool.find(reqs[i]);
+    if (r == nullptr) return fail(Err::request, "request %d (index %d) is not active", reqs[i], i);
+    if (mark != 0 && !RequestPool::mark_once(r, mark)) {
+      return fail(Err::request, "request %d appears twice in the array (again at index %d)",
+                  reqs[i], i);
     }
   }
-  return check_unique(count, reqs);
+  return Err::ok;
 }
 
 // Null handles and inactive persistent requests are ignored by the any/some variants.

@@ -251,6 +251,7 @@ bool SharedWriter::push(std::uint64_t token, const void* a, std::size_t alen, co
 void Reader::attach(RingControl* control, unsigned char* data, std::size_t bytes) {
   bind(control, data, bytes);
   head_ = control->head.load(std::memory_order_relaxed);
+  published_ = head_;
   pending_ = 0;
   broken_ = false;
 }
@@ -262,7 +263,6 @@ const unsigned char* Reader::peek_slow(std::uint64_t header, std::size_t* len) {
   if (header == (kValid | kWrap) || header == (kValid | kSkipLine)) {
     head_ += header == (kValid | kWrap) ? (mask_ + 1) - (head_ & mask_)
                                         : kLineBytes - (head_ & (kLineBytes - 1));
-    control_->head.store(head_, std::memory_order_release);
     header = load_header(data_ + (head_ & mask_));
     if (header == 0) return nullptr;  // cannot be (see above); read on at the next poll
   }

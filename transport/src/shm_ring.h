@@ -215,7 +215,10 @@ class Reader : private RingEnd {
   // The next record, or nullptr; it stays valid until consume().
   const unsigned char* peek(std::size_t* len) {
     const std::uint64_t h = load_header(data_ + (head_ & mask_));
-    if (h == 0) return nullptr;
+    if (h == 0) {
+      if (published_ != head_) publish();  // drained: the sender sees all the room there is
+      return nullptr;
+    }
     // Inline the common record (valid, no wrap, of a size a sender can publish); a wrap, a
     // broken ring or a header that cannot be go to peek_slow, which checks it all again.
     const std::uint64_t body = h & ~kValid;
@@ -228,15 +231,25 @@ class Reader : private RingEnd {
   }
   // Cheaper than peek() when only asking: is a record (or a wrap) published?
   bool has_record() const { return load_header(data_ + (head_ & mask_)) != 0; }
+  // The head is published lazily: every eighth of the ring, and whenever peek() finds the ring
+  // drained. A sender that runs ahead (a reduce's non-root, a windowed stream) keeps a full
+  // ring and reloads the head on every push; publishing per record moved the head's cache
+  // line between the two CPUs twice per message. Room appears in steps instead, and never
+  // later than the receiver's next look at an empty ring, so no sender waits on it for long.
   void consume() {
     head_ += pending_;
     pending_ = 0;
-    control_->head.store(head_, std::memory_order_release);
+    if (head_ - published_ >= (mask_ + 1) / 8) publish();
   }
 
  private:
+  void publish() {
+    published_ = head_;
+    control_->head.store(head_, std::memory_order_release);
+  }
   const unsigned char* peek_slow(std::uint64_t header, std::size_t* len);
   std::uint64_t head_ = 0;
+  std::uint64_t published_ = 0;  // the head as the sender last saw it published
   std::uint64_t pending_ = 0;  // bytes of the record peek() returned
   bool broken_ = false;        // a header that cannot be: the ring is read no more
 };

@@ -48,6 +48,33 @@ int main(int argc, char **argv) {
   expect(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "wait on garbage request");
   expect(MPI_Comm_set_errhandler(MPI_COMM_WORLD, (MPI_Errhandler)55), MPI_ERR_ARG, "garbage errhandler");
 
+  /* One request twice in an array: MPI_ERR_REQUEST before any waiting, in a short array and in
+   * a long one; an array naming it once is fine, also right after (the check is per call). */
+  MPI_Request pend, arr[40];
+  int flag = 1, idx, n, idxs[40];
+  MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &pend);
+  arr[0] = arr[1] = pend;
+  expect(MPI_Waitall(2, arr, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "waitall, one request twice");
+  for (int i = 0; i < 40; i++) arr[i] = MPI_REQUEST_NULL;
+  arr[3] = arr[37] = pend;
+  expect(MPI_Waitall(40, arr, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "waitall of 40, twice");
+  expect(MPI_Waitany(40, arr, &idx, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "waitany of 40, twice");
+  expect(MPI_Waitsome(40, arr, &n, idxs, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "waitsome of 40, twice");
+  expect(MPI_Testall(40, arr, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "testall of 40, twice");
+  arr[37] = (MPI_Request)4242;
+  expect(MPI_Testall(40, arr, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "testall, a garbage one");
+  arr[37] = MPI_REQUEST_NULL;
+  for (int k = 0; k < 3; k++) {
+    flag = 1;
+    expect(MPI_Testall(40, arr, &flag, MPI_STATUSES_IGNORE), MPI_SUCCESS, "testall of 40, once");
+    if (flag != 0) failures++;
+  }
+  expect(MPI_Testall(2, (MPI_Request[]){pend, MPI_REQUEST_NULL}, &flag, MPI_STATUSES_IGNORE),
+         MPI_SUCCESS, "testall of 2, once");
+  MPI_Cancel(&pend);
+  expect(MPI_Wait(&pend, MPI_STATUS_IGNORE), MPI_SUCCESS, "cancelled receive");
+  if (pend != MPI_REQUEST_NULL) failures++;
+
   /* Truncation: rank 1 sends 4 ints, rank 0 offers room for 2. */
   if (rank == 1) {
     int four[4] = {1, 2, 3, 4};
