@@ -28,6 +28,15 @@ Tuning from_environment() {
   t.allgather_fan = read_size(Id::coll_allgather_fan);
   t.direct_members = read_size(Id::coll_direct_members);
   if (t.bcast_segment == 0) t.bcast_segment = Tuning{}.bcast_segment;  // 0 would never end
+  if (knobs::flag(Id::oversubscribed)) {
+    // Ranks share cores: every wait of an algorithm is a hand-over of a core, which costs more
+    // than moving the bytes twice. Measured at 8 ranks on 2 cores (README, "Nonblocking
+    // collectives"): a 64 KiB bcast as scatter + ring made ~64 context switches per operation,
+    // as a binomial tree 8; alltoall of 32 KiB blocks pairwise ~98, all at once ~16.
+    const Tuning crowded = oversubscribed_defaults();
+    if (!knobs::get_if_set(Id::coll_bcast_large)) t.bcast_large = crowded.bcast_large;
+    if (!knobs::get_if_set(Id::coll_alltoall_large)) t.alltoall_large = crowded.alltoall_large;
+  }
   return t;
 }
 
@@ -40,6 +49,13 @@ Tuning& current() {
 }  // namespace
 
 const Tuning& tuning() { return current(); }
+
+Tuning oversubscribed_defaults() {
+  Tuning t;
+  t.bcast_large = std::size_t{512} << 10;
+  t.alltoall_large = std::size_t{256} << 10;
+  return t;
+}
 
 void set_tuning(const Tuning& t) {
   current() = t;

@@ -78,6 +78,12 @@ bool is_local_host(const std::string& name);
 // (oversubscription). `hosts` empty means this machine alone.
 Placement place_ranks(std::vector<Host> hosts, std::uint32_t nprocs, MapBy map_by);
 
+// Whether some host runs more ranks than it has cores: this machine's host is measured
+// (`local_cpus`, the CPUs mpirun may run on), another host has its listed slots. The job's
+// collectives choose algorithms with fewer waits then (FTMPI_OVERSUBSCRIBED); the one answer
+// goes to every rank, since all members of a collective must choose alike.
+bool oversubscribed(const Placement& plan, std::uint32_t local_cpus);
+
 // What --display-map prints: one line per host that got ranks (index, name, this machine or
 // not, slots, ranks as ranges "0-3,8").
 std::string describe_placement(const Placement& plan);

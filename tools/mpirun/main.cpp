@@ -1,4 +1,5 @@
 // mpirun / mpiexec: parse options, validate hosts, connect to (or start) ftmpid, run the job.
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +64,16 @@ bool stdin_worth_forwarding() {
     return true;
 }
 
+// The CPUs this process may run on (its affinity mask: a cpuset or taskset narrows it), else
+// the online ones.
+std::uint32_t usable_cpus() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return static_cast<std::uint32_t>(CPU_COUNT(&set));
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<std::uint32_t>(n) : 1;
+}
+
 // NAME=value replaces every NAME=... the environment had.
 void set_job_variable(std::vector<std::string>& env, const std::string& name, const std::string& value) {
     const std::string prefix = name + "=";
@@ -123,6 +134,13 @@ int main(int argc, char** argv) {
     set_job_variable(launch.env, "FTMPI_SPARES", std::to_string(spares));
     set_job_variable(launch.env, "FTMPI_BIND", bind);
     if (opts.report_bindings) set_job_variable(launch.env, "FTMPI_REPORT_BINDINGS", "1");
+    // The collectives' choice for ranks that share cores: one answer for the whole job (a
+    // rank deciding alone could pick another algorithm than its peers). The user's wins.
+    const bool user_says = std::any_of(launch.env.begin(), launch.env.end(), [](const std::string& e) {
+        return e.rfind("FTMPI_OVERSUBSCRIBED=", 0) == 0;
+    });
+    if (!user_says)
+        set_job_variable(launch.env, "FTMPI_OVERSUBSCRIBED", mpirun::oversubscribed(plan, usable_cpus()) ? "1" : "0");
     launch.tag_output = opts.tag_output;
     launch.forward_stdin = stdin_worth_forwarding();
     char cwd[4096];

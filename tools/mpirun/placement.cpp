@@ -83,6 +83,16 @@ Placement place_ranks(std::vector<Host> hosts, std::uint32_t nprocs, MapBy map_b
     return plan;
 }
 
+bool oversubscribed(const Placement& plan, std::uint32_t local_cpus) {
+    std::vector<std::uint32_t> ranks(plan.hosts.size(), 0);
+    for (std::uint32_t h : plan.host_of_rank) ++ranks[h];
+    for (std::size_t i = 0; i < plan.hosts.size(); ++i) {
+        const std::uint32_t cores = plan.hosts[i].local ? local_cpus : plan.hosts[i].slots;
+        if (cores > 0 && ranks[i] > cores) return true;
+    }
+    return false;
+}
+
 std::string describe_placement(const Placement& plan) {
     std::string out = "ftmpi: " + std::to_string(plan.host_of_rank.size()) + " ranks on " +
                       std::to_string(plan.hosts.size()) + (plan.hosts.size() == 1 ? " host\n" : " hosts\n");

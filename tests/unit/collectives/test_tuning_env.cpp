@@ -22,3 +22,15 @@ TEST_CASE("thresholds are read from the environment with size suffixes", "[tunin
   setenv("FTMPI_COLL_BCAST_LARGE", "1", 1);
   CHECK(tuning().bcast_large == 4096);
 }
+
+TEST_CASE("an oversubscribed job takes the crowded defaults unless a threshold is set",
+          "[oversubscribed]") {
+  const Tuning defaults, crowded = oversubscribed_defaults();
+  const Tuning& t = tuning();
+  CHECK(t.bcast_large == 100000);                  // its own variable wins
+  CHECK(t.alltoall_large == crowded.alltoall_large);
+  CHECK(crowded.alltoall_large > defaults.alltoall_large);
+  CHECK(crowded.bcast_large > defaults.bcast_large);
+  CHECK(t.allgather_large == defaults.allgather_large);  // the others as usual
+  CHECK(t.bcast_pipeline == defaults.bcast_pipeline);
+}

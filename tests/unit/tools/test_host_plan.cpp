@@ -267,6 +267,20 @@ TEST_CASE("placement: by slot, by node, wrap-around, unused hosts dropped") {
     CHECK(p.host_of_rank == std::vector<std::uint32_t>{0, 0, 0, 0});
 }
 
+TEST_CASE("oversubscribed: more ranks than cores on some host") {
+    // This machine alone: its CPUs count, not the slots place_ranks gave it (nprocs).
+    CHECK_FALSE(oversubscribed(place_ranks({}, 2, MapBy::slot), 2));
+    CHECK(oversubscribed(place_ranks({}, 3, MapBy::slot), 2));
+    CHECK(oversubscribed(place_ranks({}, 8, MapBy::slot), 2));
+    CHECK_FALSE(oversubscribed(place_ranks({}, 8, MapBy::slot), 8));
+    // Other hosts: their listed slots. One crowded host is enough: the answer is the job's.
+    const std::vector<Host> hosts{{"a", 2, false}, {"b", 2, false}};
+    CHECK_FALSE(oversubscribed(place_ranks(hosts, 4, MapBy::node), 1));
+    CHECK(oversubscribed(place_ranks(hosts, 5, MapBy::node), 64));
+    CHECK(oversubscribed(place_ranks({{"a", 4, false}, {"me", 1, true}}, 2, MapBy::node), 1) == false);
+    CHECK(oversubscribed(place_ranks({{"a", 1, false}, {"me", 8, true}}, 6, MapBy::slot), 2));
+}
+
 TEST_CASE("shell quoting survives a POSIX shell") {
     std::vector<std::string> nasty{"plain", "/abs/path/ftmpid", "--connect", "10.0.0.1:4000", "", " ", "a b",
                                    "it's", "'", "''", "\"dq\"", "$HOME", "`id`", "$(id)", "a;b", "a|b&c",

@@ -43,6 +43,11 @@
 //                                    pairwise exchange instead of posting everything at once
 //                                                                               (32768)
 //
+//   FTMPI_OVERSUBSCRIBED             1 (mpirun sets it): ranks share cores, so bcast is a
+//                                    binomial tree up to 512K and alltoall posts everything
+//                                    at once up to 256K per peer unless the two variables
+//                                    above are set: fewer waits, each a hand-over of a core
+//
 // The defaults start from MPICH's; tests/bench measures them on the target machine.
 // Every participant of a collective must see the same values (the launcher forwards the
 // environment), since the algorithm is chosen locally from the message size.
@@ -69,8 +74,12 @@ struct Tuning {
   std::size_t direct_members = 4;  // a member count, not bytes
 };
 
-// The thresholds in force: the environment, read on the first call.
+// The thresholds in force: the environment, read on the first call. With FTMPI_OVERSUBSCRIBED=1
+// (mpirun sets it when a host runs more ranks than it has cores) bcast_large and alltoall_large
+// default to oversubscribed_defaults()'s, unless their own variables are set.
 const Tuning& tuning();
+// The defaults of a job whose ranks share cores.
+Tuning oversubscribed_defaults();
 
 // Replaces the thresholds (tests, benchmarks). Not synchronised with running collectives:
 // call it only while no collective is in progress.
