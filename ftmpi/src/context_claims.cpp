@@ -2,11 +2,7 @@
 
 namespace ftmpi {
 
-ContextClaims::Ticket ContextClaims::enter(Key key) {
-  const Ticket t{key, serial_++};
-  pending_.insert(t);
-  return t;
-}
+ContextClaims::Ticket ContextClaims::enter(Key key) { return {key, serial_++}; }
 
 void ContextClaims::leave(Ticket t) {
   release(t);
@@ -16,18 +12,17 @@ void ContextClaims::leave(Ticket t) {
 ContextClaims::Offer ContextClaims::try_offer(Ticket t, bool first_round) {
   if (main_.held && main_.by == t) return Offer::main;
   if (eager_.held && eager_.by == t) return Offer::eager;
-  if (first_round && !eager_.held) {
+  if (first_round) {
+    if (eager_.held) return Offer::none;
     eager_ = {true, t};
     return Offer::eager;
   }
-  if (main_.held) return Offer::none;
-  for (const Ticket& p : pending_) {
-    if (eager_.held && eager_.by == p) continue;
-    if (p != t) return Offer::none;
-    main_ = {true, t};
-    return Offer::main;
-  }
-  return Offer::none;
+  // A later round: every member has come (the first round's exchange is complete), so from
+  // now on every member's rounds go on until the construction is done.
+  pending_.insert(t);
+  if (main_.held || *pending_.begin() != t) return Offer::none;
+  main_ = {true, t};
+  return Offer::main;
 }
 
 void ContextClaims::release(Ticket t) {
@@ -39,7 +34,7 @@ ContextClaims::Ticket ContextClaims::rekey(Ticket t, Key key) {
   const Ticket moved = enter(key);
   if (main_.held && main_.by == t) main_.by = moved;
   if (eager_.held && eager_.by == t) eager_.by = moved;
-  pending_.erase(t);
+  if (pending_.erase(t) > 0) pending_.insert(moved);
   return moved;
 }
 

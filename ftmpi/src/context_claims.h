@@ -11,13 +11,23 @@
 // round. The offer goes to the lowest pending construction by (parent context id, number of
 // the construction on the parent): that order is the same in every process, so the globally
 // lowest one is eventually offered by all its members in the same round (no livelock).
+// Only a construction whose first round is over counts as pending, and only a pending one gets
+// the main offer (MPICH: a construction joins the list only after its first allreduce). The
+// first round's exchange completes once every member has come; until then a construction may
+// wait for members still busy in other constructions of their own processes, and if it held
+// the offer (or stood lowest in the order) meanwhile, those constructions, needing this
+// process's offer, could never finish, nor free the members it waits for: MPICH's
+// comm_create_group_threads2 (threads on one communicator with their own tags, first over
+// half the ranks, then over all) hung in endless rounds at every run so. After the first
+// round all members go on with rounds until the construction is done, so holding the offer
+// then keeps nobody waiting for long.
 // A second, small "eager" offer (MPICH's eager context mask) goes to any construction in its
-// first round while it is free, for ids of its own range: a nonblocking construction whose
-// first round waits for members still busy elsewhere then holds only the eager range, and a
-// blocking construction those members are in can still be offered the main range here
-// (MPICH's comm_create_group_idup: half the ranks call MPI_Comm_create_group then
-// MPI_Comm_idup, the other half the reverse). The main offer skips a construction that holds
-// the eager one. A construction holds at most one of the two.
+// first round while it is free, for ids of its own range: the first round can succeed only
+// with it (a lone construction: one exchange), and a nonblocking construction whose first
+// round waits for members still busy elsewhere holds only that range (MPICH's
+// comm_create_group_idup: half the ranks call MPI_Comm_create_group then MPI_Comm_idup, the
+// other half the reverse; the construction without it takes the main one in its second
+// round). A construction holds at most one of the two.
 // Every constructor takes part (context_choice.h holds the rounds): dup, split, create,
 // create_group, the intercommunicator constructors.
 //
@@ -51,12 +61,14 @@ class ContextClaims {
   // constructions may share a key; each still has its own place).
   using Ticket = std::pair<Key, std::uint64_t>;
 
-  // A construction begins / ends (every path out, errors included).
+  // A construction begins (it is pending only once its first round is over) / ends (every
+  // path out, errors included).
   Ticket enter(Key key);
   void leave(Ticket t);
   // What `t` offers now: the offer it holds; else in its first round the eager one if free;
-  // else the main one if free and `t` is the lowest pending construction not holding the
-  // eager offer. It keeps the offer until release() (after its pick, or an unusable round).
+  // else (a later round: `t` is pending from now on) the main one if free and `t` is the
+  // lowest pending construction. It keeps the offer until release() (after its pick, or an
+  // unusable round).
   Offer try_offer(Ticket t, bool first_round);
   void release(Ticket t);
   // The construction goes on under a new key; an offer it holds goes with it.
