@@ -18,6 +18,8 @@
 # not have, beyond MPI-1: listed), SKIP (the testlist marks it for features we do not build:
 # dtpools datatype pools, threads, Fortran/C++, or more than MAXNP processes). A summary and the
 # list of FAIL/TIMEOUT lines end the output; results.txt in the work directory keeps them.
+# A C program with no NAME.c of its own is built as MPICH's automake builds it, from the
+# NAME_SOURCES and NAME_CPPFLAGS of its directory's Makefile.am (c_variant below).
 #
 # ft (ULFM): MPICH runs these with MPIR_CVAR_ENABLE_FT=1 and `mpiexec -disable-auto-cleanup`
 # (the job goes on after a rank dies); here that is `mpirun --with-ft ulfm`. They include only
@@ -167,6 +169,32 @@ build_fortran() {
   fi
 }
 
+# c_variant DIR NAME: a C program with no NAME.c is a variant automake builds from other
+# sources with its own defines (threads/pt2pt's mt_*: mt_sendrecv_impl.c with -DSEND, -DBSEND,
+# ...; rma's fetch_and_op_int and the like): NAME_SOURCES and NAME_CPPFLAGS of DIR/Makefile.am,
+# one line each, as MPICH's build uses them. Sets csrcs and cdefs; fails when DIR's Makefile.am
+# has no such program, a source is missing, or the flags need configure (@...@).
+c_variant() {
+  local mk=$src/$1/Makefile.am line f
+  [ -f "$mk" ] || return 1
+  line=$(sed -n "s/^[[:space:]]*${2}_SOURCES[[:space:]]*=//p" "$mk" | head -1)
+  [ -n "$line" ] || return 1
+  csrcs=()
+  for f in $line; do
+    case $f in
+      *.c) [ -f "$src/$1/$f" ] || return 1; csrcs+=("$src/$1/$f") ;;
+      *.h) ;;
+      *) return 1 ;;   # C++ or Fortran
+    esac
+  done
+  [ ${#csrcs[@]} -gt 0 ] || return 1
+  line=$(sed -n "s/^[[:space:]]*${2}_CPPFLAGS[[:space:]]*=//p" "$mk" | head -1)
+  line=${line//\$(AM_CPPFLAGS)/}
+  [[ $line == *@* || $line == *'$('* || $line == *\\ ]] && return 1
+  cdefs=($line)
+  return 0
+}
+
 # MPI functions the test library refers to that ftmpi lacks: each gets a body that says so
 # and exits 77, so a test that reaches one is reported as NEEDS, and the others link.
 {
@@ -189,7 +217,11 @@ for d in $dirs; do
   [ -f "$list" ] || list=$src/$d/testlist.in
   [ -f "$list" ] || { say "SKIP $d: no testlist"; continue; }
   seen=" "
-  while read -r name np rest; do
+  while read -r line; do
+    # MPICH's configure includes the communicator-overlap tests unless told not to
+    # (--enable-comm-overlap-tests is its default): its @comm_overlap@ becomes nothing.
+    line=${line//@comm_overlap@/}
+    read -r name np rest <<< "$line"
     case $name in ''|'#'*) continue ;; esac
     entry="$d/$name $np $rest"
     # Configure-time conditionals and features we do not build.
@@ -205,10 +237,15 @@ for d in $dirs; do
       say "SKIP $entry (needs more than 4 GB)"; skip=$((skip + 1)); continue
     fi
     c=$src/$d/$name.c
+    csrcs=() cdefs=()
     if [[ $d != f77* && $d != f90* && $d != f08* ]]; then
-      [ -f "$c" ] || { say "SKIP $entry (no $name.c: C++/Fortran or generated)"; skip=$((skip + 1)); continue; }
+      if [ -f "$c" ]; then
+        csrcs=("$c")
+      elif ! c_variant "$d" "$name"; then
+        say "SKIP $entry (no $name.c: C++/Fortran or generated)"; skip=$((skip + 1)); continue
+      fi
     fi
-    if [ -f "$c" ] && grep -q 'mtest_dtp.h\|dtpools.h' "$c"; then
+    if [ ${#csrcs[@]} -gt 0 ] && grep -q 'mtest_dtp.h\|dtpools.h' "${csrcs[@]}"; then
       say "SKIP $entry (needs MPICH's dtpools)"; skip=$((skip + 1)); continue
     fi
     exe=$work/bin/${d//\//-}-$name
@@ -217,20 +254,26 @@ for d in $dirs; do
       build_fortran "$d" "$name" "$exe"
     elif [[ $seen != *" $name "* ]]; then
       seen+="$name "
-      obj=$work/obj/$d-$name.o
-      if ! "$mpicc" "${cflags[@]}" -c "$c" -o "$obj" > "$work/log/$d-$name.build" 2>&1; then
+      objs=() built=1
+      : > "$work/log/$d-$name.build"
+      for f in "${csrcs[@]}"; do
+        obj=$work/obj/$d-$name-$(basename "${f%.c}").o
+        "$mpicc" "${cflags[@]}" "${cdefs[@]}" -c "$f" -o "$obj" >> "$work/log/$d-$name.build" 2>&1 || built=0
+        objs+=("$obj")
+      done
+      if [ $built -eq 0 ]; then
         missing=$(grep -oE "implicit declaration of function .(MPIX?_[A-Za-z_]+)|.(MPIX?_[A-Za-z_0-9]+). undeclared" \
                     "$work/log/$d-$name.build" | grep -oE 'MPIX?_[A-Za-z_0-9]+' | sort -u | tr '\n' ' ')
         rm -f "$exe"
         echo "needs: ${missing:-(compile error, see log)}" > "$exe.needs"
       else
-        missing=$(nm -u "$obj" | awk '{print $2}' | grep -E '^MPIX?_' | sort -u | comm -23 - "$work/ours.txt" | tr '\n' ' ')
+        missing=$(nm -u "${objs[@]}" | awk '{print $2}' | grep -E '^MPIX?_' | sort -u | comm -23 - "$work/ours.txt" | tr '\n' ' ')
         # Newer tests define run(); util/run_mpitests.c is their main().
         driver=()
-        nm "$obj" | grep -q ' T main$' || driver=("$work/obj/run_mpitests.o")
+        nm "${objs[@]}" | grep -q ' T main$' || driver=("$work/obj/run_mpitests.o")
         if [ -n "$missing" ]; then
           echo "needs: $missing" > "$exe.needs"
-        elif "$mpicc" "${cflags[@]}" -o "$exe" "$obj" "${driver[@]}" "${util[@]}" -lm -lpthread \
+        elif "$mpicc" "${cflags[@]}" -o "$exe" "${objs[@]}" "${driver[@]}" "${util[@]}" -lm -lpthread \
                > "$work/log/$d-$name.link" 2>&1; then
           rm -f "$exe.needs"
         else
