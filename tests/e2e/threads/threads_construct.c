@@ -21,21 +21,8 @@ enum { kKinds = 4 };
 
 static int rank, size, nthreads = 4, iters = 10;
 static MPI_Comm parent[MAX_THREADS];
-static int failures;
-static pthread_mutex_t failures_lock = PTHREAD_MUTEX_INITIALIZER;
-
-#define CHECK(c, ...)                                                                \
-  do {                                                                               \
-    if (!(c)) {                                                                      \
-      fprintf(stderr, "threads_construct: rank %d: FAIL line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                                  \
-      fputc('\n', stderr);                                                           \
-      pthread_mutex_lock(&failures_lock);                                            \
-      failures++;                                                                    \
-      pthread_mutex_unlock(&failures_lock);                                          \
-    }                                                                                \
-  } while (0)
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+#define CHECK_PROGRAM "threads_construct"
+#include "thread_check.h"
 
 /* Builds the kind-th communicator from p; MPI_COMM_NULL where this rank is not a member. */
 static MPI_Comm build(MPI_Comm p, int kind) {

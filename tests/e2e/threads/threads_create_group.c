@@ -18,21 +18,8 @@
 #define MAX_THREADS 8
 
 static int rank, size, nthreads = 4, iters = 20;
-static int failures;
-static pthread_mutex_t failures_lock = PTHREAD_MUTEX_INITIALIZER;
-
-#define CHECK(c, ...)                                                                   \
-  do {                                                                                  \
-    if (!(c)) {                                                                         \
-      fprintf(stderr, "threads_create_group: rank %d: FAIL line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                                     \
-      fputc('\n', stderr);                                                              \
-      pthread_mutex_lock(&failures_lock);                                               \
-      failures++;                                                                       \
-      pthread_mutex_unlock(&failures_lock);                                             \
-    }                                                                                   \
-  } while (0)
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+#define CHECK_PROGRAM "threads_create_group"
+#include "thread_check.h"
 
 /* The communicator of world ranks 0..last built with `tag`, checked, freed. */
 static void build_check_free(int last, int tag) {

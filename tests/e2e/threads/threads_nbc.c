@@ -19,21 +19,8 @@
 
 static int rank, size, nthreads = 4, iters = 200;
 static MPI_Comm comm[MAX_THREADS];
-static int failures;
-static pthread_mutex_t failures_lock = PTHREAD_MUTEX_INITIALIZER;
-
-#define CHECK(c, ...)                                                          \
-  do {                                                                         \
-    if (!(c)) {                                                                \
-      fprintf(stderr, "threads_nbc: rank %d: FAIL line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-      pthread_mutex_lock(&failures_lock);                                      \
-      failures++;                                                              \
-      pthread_mutex_unlock(&failures_lock);                                    \
-    }                                                                          \
-  } while (0)
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+#define CHECK_PROGRAM "threads_nbc"
+#include "thread_check.h"
 
 static void *worker(void *arg) {
   const int t = (int)(long)arg;
