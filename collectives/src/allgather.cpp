@@ -7,6 +7,8 @@
 // member directly (direct.h: n - 1 waits among all members), from there to
 // FTMPI_COLL_ALLGATHER_FAN members through the first member (fan.h: one wait per member, not
 // ceil(log2 n) dependent rounds).
+// Longer blocks up to FTMPI_COLL_ALLGATHER_DIRECT (0 by default, 256 KiB when ranks share cores)
+// go to every member directly too.
 // allgatherv: ring, writing straight into the members' slots, whatever the block sizes.
 #include "direct.h"
 #include "fan.h"
@@ -83,6 +85,10 @@ Status allgather(const View& view, P2P& p2p, const void* sendbuf, std::size_t bl
   if (n >= 3 && block <= kFanBlockMax) {
     if (members <= tune.direct_members) return direct_allgather(g, p2p, out, block);
     if (members <= tune.allgather_fan) return fan_allgather(g, p2p, out, block);
+  } else if (block <= tune.allgather_direct) {
+    // Longer blocks, when ranks share cores: one wait instead of the ring's n - 1 (or Bruck's
+    // log2 n), each a hand-over of a core; every member moves the same bytes as in the ring.
+    return direct_allgather(g, p2p, out, block);
   }
   if (static_cast<std::size_t>(n) * block >= tune.allgather_large) {
     return ring(

@@ -22,6 +22,7 @@ Tuning from_environment() {
   t.scatter_large = read_size(Id::coll_scatter_large);
   t.allgather_large = read_size(Id::coll_allgather_large);
   t.alltoall_large = read_size(Id::coll_alltoall_large);
+  t.allgather_direct = read_size(Id::coll_allgather_direct);
   t.barrier_fan = read_size(Id::coll_barrier_fan);
   t.allreduce_fan = read_size(Id::coll_allreduce_fan);
   t.alltoall_fan = read_size(Id::coll_alltoall_fan);
@@ -32,9 +33,13 @@ Tuning from_environment() {
     // Ranks share cores: every wait of an algorithm is a hand-over of a core, which costs more
     // than moving the bytes twice. Measured at 8 ranks on 2 cores (README, "Nonblocking
     // collectives"): a 64 KiB bcast as scatter + ring made ~64 context switches per operation,
-    // as a binomial tree 8; alltoall of 32 KiB blocks pairwise ~98, all at once ~16.
+    // as a binomial tree 8; alltoall of 32 KiB blocks pairwise ~98, all at once ~16; allgather
+    // of 64 KiB blocks as a ring ~69, all at once ~28 (FIN-free staged sends, both).
     const Tuning crowded = oversubscribed_defaults();
     if (!knobs::get_if_set(Id::coll_bcast_large)) t.bcast_large = crowded.bcast_large;
+    if (!knobs::get_if_set(Id::coll_allgather_direct)) {
+      t.allgather_direct = crowded.allgather_direct;
+    }
     if (!knobs::get_if_set(Id::coll_alltoall_large)) t.alltoall_large = crowded.alltoall_large;
   }
   return t;
@@ -54,6 +59,7 @@ Tuning oversubscribed_defaults() {
   Tuning t;
   t.bcast_large = std::size_t{512} << 10;
   t.alltoall_large = std::size_t{256} << 10;
+  t.allgather_direct = std::size_t{256} << 10;
   return t;
 }
 

@@ -1,8 +1,10 @@
 // Large shm messages staged in the sender's bulk slots (shm_ring.h): every size around the
 // slot size arrives intact, expected or unexpected; more messages in flight than slots fall
 // back to CMA without reordering; a truncated one frees its slot; and the same traffic passes
-// with slots disabled or small (registered with FTMPI_SHM_BULK_SLOTS / FTMPI_SHM_BULK_KB set).
+// with slots disabled or small (registered with FTMPI_SHM_BULK_SLOTS / FTMPI_SHM_BULK_KB set);
+// a staged message's send completes without waiting for its receiver.
 // On tcp it is plain rendezvous traffic and must pass the same way.
+#include <cstdlib>
 #include <vector>
 
 #include "two_process.h"
@@ -102,6 +104,31 @@ int main(int argc, char** argv) {
           TT_OK(s.ep->recv(Side::kPeer, in.data(), in.size(), 24, 0, &rctx));
           check_arrived(w.wait(&rctx), in.data(), len, 600u + static_cast<unsigned>(i), "after truncation");
         }
+      }
+      s.barrier();
+    }
+
+    // 4. On shm with slots, a message staged in one is sent: its send completes before the
+    //    receiver has even posted the receive (as an eager one would), and the buffer may be
+    //    reused at once; the receiver still gets the original bytes. Senders in a collective
+    //    used to wait for their receivers to run here.
+    {
+      constexpr std::size_t len = 65536;
+      const bool staged = s.provider == "shm" && std::getenv("FTMPI_SHM_BULK_SLOTS") == nullptr;
+      if (s.rank == 0) {
+        fill_pattern(out.data(), len, 31);
+        TT_OK(s.ep->send(Side::kPeer, out.data(), len, 25, &sctx));
+        Completion c;
+        const bool early = w.try_wait(&sctx, &c, 2.0);
+        if (staged) TT_CHECK(early, "a staged %zu-byte send waited for its receiver", len);
+        s.barrier();  // the receive is posted only now
+        if (!early) c = w.wait(&sctx);
+        TT_CHECK(c.status == Status::ok, "staged send: %s", status_name(c.status));
+        fill_pattern(out.data(), len, 32);  // reused: the message keeps seed 31
+      } else {
+        s.barrier();
+        TT_OK(s.ep->recv(Side::kPeer, in.data(), in.size(), 25, 0, &rctx));
+        check_arrived(w.wait(&rctx), in.data(), len, 31, "staged");
       }
       s.barrier();
     }

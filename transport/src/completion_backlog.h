@@ -17,6 +17,17 @@ class CompletionBacklog {
   bool empty() const { return head_ == items_.size(); }
   void push(const Completion& c) { items_.push_back(c); }
 
+  // Removes the queued completion of `context`, if there is one (rare: MPI_Cancel of a send
+  // completed here that the caller has not seen complete yet). Order of the rest is kept.
+  bool take(const void* context) {
+    for (std::size_t i = head_; i < items_.size(); ++i) {
+      if (items_[i].context != context) continue;
+      items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+    return false;
+  }
+
   // Moves up to max completions to out; returns how many.
   std::size_t drain(Completion* out, std::size_t max) {
     std::size_t n = 0;

@@ -198,32 +198,30 @@ Status ShmEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
     ++deferred_count_;
     return Status::ok;
   }
-  if (len > kInlineMax) {
-    if (!post_send(op, /*briefly=*/true)) {
+  // A large one, or a small one that found the ring full (a window of sends its receiver
+  // has not drained yet).
+  switch (post(op, /*briefly=*/true)) {
+    case Posted::deferred:
       p.deferred.push_back(op);
       ++deferred_count_;
-    }
-    return Status::ok;
-  }
-  // A small one found the ring full (a window of sends its receiver has not drained yet).
-  const SmallOutcome out = post_small(op, /*briefly=*/true);
-  if (out == SmallOutcome::deferred) {
-    p.deferred.push_back(op);
-    ++deferred_count_;
-  } else if (out == SmallOutcome::pushed) {
-    free_op(op);
-    finished_here();
-  } else {  // staged: the user's buffer is free; the FIN only gives the pages back
-    finished_here();
+      break;
+    case Posted::pushed:
+      free_op(op);
+      finished_here();
+      break;
+    case Posted::staged:  // the user's buffer is free; the FIN only gives the pages back
+      finished_here();
+      break;
+    case Posted::announced: break;  // its FIN completes it
   }
   return Status::ok;
 }
 
-ShmEndpoint::SmallOutcome ShmEndpoint::post_small(OpRecord* op, bool briefly) {
+ShmEndpoint::Posted ShmEndpoint::post_small(OpRecord* op, bool briefly) {
   Peer& p = peers_[op->peer];
   const wire::Header h{op->tag, op->seq};
   if (op->bulk_slot < 0) {
-    if (push_small(p, &h, sizeof h, op->buf, op->len)) return SmallOutcome::pushed;
+    if (push_small(p, &h, sizeof h, op->buf, op->len)) return Posted::pushed;
     // The ring is full: copy it into our bulk pages and announce it in a 56-byte record, so
     // that the rest of a window goes out without its receiver running (a full ring used to
     // make the sender wait for the receiver mid-window: two more hand-overs of the CPUs per
@@ -231,37 +229,25 @@ ShmEndpoint::SmallOutcome ShmEndpoint::post_small(OpRecord* op, bool briefly) {
     // waiting for a receive to match it (two ranks sending to each other first must not
     // deadlock); the FIN only frees the pages.
     if (!bulk_stage(op)) {
-      return briefly && push_briefly(p, &h, sizeof h, op->buf, op->len) ? SmallOutcome::pushed
-                                                                        : SmallOutcome::deferred;
+      return briefly && push_briefly(p, &h, sizeof h, op->buf, op->len) ? Posted::pushed
+                                                                        : Posted::deferred;
     }
   }
   const wire::Header rts{op->tag, wire::kRtsBit | wire::kBulkBit | op->seq};
   const wire::Announce a{op->len, static_cast<std::uint64_t>(op->bulk_slot), pid_, token_};
-  if (!push(p, &rts, sizeof rts, &a, sizeof a)) return SmallOutcome::deferred;  // pages kept
+  if (!push(p, &rts, sizeof rts, &a, sizeof a)) return Posted::deferred;  // pages kept
   op->stage = 1;  // until the receiver's FIN
   op->orphaned = true;
   p.pending.push_back(op);
-  return SmallOutcome::staged;
+  return Posted::staged;
 }
 
-bool ShmEndpoint::post_send(OpRecord* op, bool briefly) {
+ShmEndpoint::Posted ShmEndpoint::post(OpRecord* op, bool briefly) {
+  if (op->len <= kInlineMax) return post_small(op, briefly);
   Peer& p = peers_[op->peer];
   auto put = [&](const void* a, std::size_t alen, const void* b, std::size_t blen) {
     return briefly ? push_briefly(p, a, alen, b, blen) : push(p, a, alen, b, blen);
   };
-  if (op->len <= kInlineMax) {  // a deferred small one (send() handles the others)
-    switch (post_small(op, briefly)) {
-      case SmallOutcome::deferred: return false;
-      case SmallOutcome::pushed: finish_send(op, Status::ok); return true;
-      case SmallOutcome::staged: {  // its completion now; the record waits for the FIN
-        Completion c;
-        c.context = op->user_context;
-        c.source = op->peer;
-        core_.backlog.push(c);
-        return true;
-      }
-    }
-  }
   // A large message: announce it (in order with the small ones). Up to a bulk slot's size it
   // is staged in one of ours (kept across a deferral); else the receiver reads it with CMA,
   // and through a private ring we can help it copy (help_copy).
@@ -273,10 +259,16 @@ bool ShmEndpoint::post_send(OpRecord* op, bool briefly) {
                          bulk ? static_cast<std::uint64_t>(op->bulk_slot)
                               : reinterpret_cast<std::uintptr_t>(op->buf),
                          pid_, token_};
-  if (!put(&h, sizeof h, &a, sizeof a)) return false;
+  if (!put(&h, sizeof h, &a, sizeof a)) return Posted::deferred;
   op->stage = 1;  // until the receiver's FIN
   p.pending.push_back(op);
-  return true;
+  if (!bulk) return Posted::announced;
+  // Staged: the user's buffer is free now, so the send completes, as an eager one would
+  // (MPI_Ssend waits for its own ack, above this layer); the FIN only gives the pages back.
+  // Waiting for it made every sender in a collective wait for its receivers to run: when
+  // ranks share cores, a hand-over of a core per message.
+  op->orphaned = true;
+  return Posted::staged;
 }
 
 void ShmEndpoint::finish_send(OpRecord* op, Status s) {
@@ -291,10 +283,20 @@ void ShmEndpoint::finish_send(OpRecord* op, Status s) {
 bool ShmEndpoint::flush_deferred(Peer& p) {
   while (OpRecord* op = p.deferred.pop_front()) {
     --deferred_count_;
-    if (!post_send(op, /*briefly=*/false)) {
-      p.deferred.push_front(op);
-      ++deferred_count_;
-      return false;
+    switch (post(op, /*briefly=*/false)) {
+      case Posted::deferred:
+        p.deferred.push_front(op);
+        ++deferred_count_;
+        return false;
+      case Posted::pushed: finish_send(op, Status::ok); break;
+      case Posted::staged: {  // its completion now; the record waits for the FIN
+        Completion c;
+        c.context = op->user_context;
+        c.source = op->peer;
+        core_.backlog.push(c);
+        break;
+      }
+      case Posted::announced: break;
     }
   }
   return true;

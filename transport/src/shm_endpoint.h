@@ -114,13 +114,16 @@ class ShmEndpoint final : public LargeMessageChannel {
   }
   // push(), driving our own rings meanwhile for a little while when the ring is full.
   bool push_briefly(Peer& p, const void* a, std::size_t alen, const void* b, std::size_t blen);
-  // Starts (or continues) a send the ring could not take at once; false: no room, keep it.
-  bool post_send(OpRecord* op, bool briefly);
-  // A small message into the ring, or, when the ring is full, staged in our bulk pages and
-  // announced (completed at once: op stays in pending, orphaned, until the FIN); deferred
-  // when neither can be done now (bulk pages it got are kept).
-  enum class SmallOutcome : unsigned char { pushed, staged, deferred };
-  SmallOutcome post_small(OpRecord* op, bool briefly);
+  // What became of a send handed to the stream: pushed (whole into the ring: done, the
+  // record is free), staged (copied into our bulk pages and announced: done for the user, the
+  // record stays in pending, orphaned, until the FIN frees the pages), announced (a large one
+  // the receiver reads from the user's buffer: its FIN completes it), deferred (no room now;
+  // bulk pages it got are kept).
+  enum class Posted : unsigned char { pushed, staged, announced, deferred };
+  // Starts (or continues) a send: small ones through post_small, large ones announced.
+  Posted post(OpRecord* op, bool briefly);
+  // A small message into the ring, or, when the ring is full, staged in bulk pages.
+  Posted post_small(OpRecord* op, bool briefly);
   void finish_send(OpRecord* op, Status s);  // its completion to the backlog, record freed
   bool flush_deferred(Peer& p);
   void free_op(OpRecord* op);  // gives a bulk slot back with the record

@@ -36,7 +36,15 @@ Status ShmEndpoint::cancel_send(PeerId dst, std::uint32_t message, void* context
     }
     // Finished meanwhile (its completion is queued) or being streamed (matched): its
     // completion says ok.
-    if (find_pending(dst, OpKind::send, message, 1) == nullptr) return Status::ok;
+    OpRecord* op = find_pending(dst, OpKind::send, message, 1);
+    if (op == nullptr) return Status::ok;
+    // Staged in bulk pages from the deferred list: done, its "ok" queued but not yet seen by
+    // the caller. That completion would carry no answer, so the question's record takes its
+    // place; if it was handed out already, the send stands.
+    if (op->orphaned) {
+      if (!core_.backlog.take(context)) return Status::ok;
+      pending = false;
+    }
   }
   if (Status s = connect(dst); s != Status::ok) return s;
   OpRecord* w = nullptr;

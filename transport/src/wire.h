@@ -14,7 +14,8 @@
 //     messages (shm: every accepted send, so that cancel_send can name one; libfabric: the
 //     large ones). shm (shm_large.cpp): the payload waits in a bulk slot (kBulkBit) or in the
 //     sender's buffer for CMA (kCmaBit); the receiver copies it and answers with a FIN, which
-//     completes the send; without CMA, the FIN says kFinNak and the sender streams the payload
+//     completes a CMA send (a staged one completed when it was staged: the FIN frees its
+//     pages); without CMA, the FIN says kFinNak and the sender streams the payload
 //     through its ring in kChunkBit records. libfabric (net_endpoint.h): the payload follows at
 //     once as a tagged send with wire tag kBulkTag | seq (tcp;ofi_rxm: its rendezvous), which
 //     the receiver posts a directed exact receive for once the announcement matched.

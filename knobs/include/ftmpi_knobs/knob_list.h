@@ -56,8 +56,9 @@
   /* ---- collectives: algorithm thresholds (every rank must see the same values) ---- */       \
   FTMPI_KNOB(oversubscribed, "FTMPI_OVERSUBSCRIBED", flag, "0", 0, 0, "", "collectives",        \
              "1: the job has more processes on a host than cores (mpirun sets it, job-wide): "  \
-             "bcast and alltoall take the algorithms with the fewest waits up to larger "       \
-             "sizes (FTMPI_COLL_BCAST_LARGE 512K, FTMPI_COLL_ALLTOALL_LARGE 256K unless set)")  \
+             "bcast, allgather and alltoall take the algorithms with the fewest waits up to "   \
+             "larger sizes (FTMPI_COLL_BCAST_LARGE 512K, FTMPI_COLL_ALLGATHER_DIRECT 256K, "    \
+             "FTMPI_COLL_ALLTOALL_LARGE 256K unless set)")  \
   FTMPI_KNOB(coll_bcast_large, "FTMPI_COLL_BCAST_LARGE", size, "12288", 0, 1.0 * (1ull << 62),  \
              "", "collectives",                                                                 \
              "message bytes from which bcast uses scatter + ring allgather, not a binomial "    \
@@ -84,6 +85,10 @@
   FTMPI_KNOB(coll_allgather_large, "FTMPI_COLL_ALLGATHER_LARGE", size, "65536", 0,              \
              1.0 * (1ull << 62), "", "collectives",                                             \
              "total gathered bytes from which allgather uses a ring, not Bruck's algorithm")    \
+  FTMPI_KNOB(coll_allgather_direct, "FTMPI_COLL_ALLGATHER_DIRECT", size, "0", 0,                \
+             1.0 * (1ull << 62), "", "collectives",                                             \
+             "block bytes up to which an allgather of blocks over 256 B sends its block to "    \
+             "every member at once and waits once, not Bruck's algorithm or a ring (0: never)") \
   FTMPI_KNOB(coll_alltoall_large, "FTMPI_COLL_ALLTOALL_LARGE", size, "32768", 0,                \
              1.0 * (1ull << 62), "", "collectives",                                             \
              "bytes per peer from which alltoall(v) uses pairwise exchange, not everything at " \

@@ -93,6 +93,7 @@ std::vector<NamedTuning> tunings() {
   fan.direct_members = 0;
   Tuning direct;  // every member messaged directly at every member count (defaults: up to 4)
   direct.direct_members = ~std::size_t{0};
+  direct.allgather_direct = ~std::size_t{0};  // longer blocks too (ranks sharing cores)
   Tuning chain = large;
   chain.bcast_pipeline = 1;
   chain.bcast_segment = 7;  // odd, so the last segment is short

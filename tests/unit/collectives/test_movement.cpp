@@ -93,7 +93,7 @@ TEST_CASE("allgather and allgatherv fill every member's slots", "[allgather]") {
         displs[c] = total;
         total += counts[c] + 1;
       }
-      for (std::size_t block : {std::size_t{1}, std::size_t{13}}) {
+      for (std::size_t block : {std::size_t{1}, std::size_t{13}, std::size_t{300}}) {
         for (bool ip : {false, true}) {
           INFO("block " << block << " in place " << ip);
           std::vector<std::vector<unsigned char>> fixed(n), varied(n);

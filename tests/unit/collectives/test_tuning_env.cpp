@@ -17,6 +17,7 @@ TEST_CASE("thresholds are read from the environment with size suffixes", "[tunin
   CHECK(t.allreduce_large == std::size_t{1} << 30);    // 1G
   CHECK(t.alltoall_large == defaults.alltoall_large);  // "12x": malformed, default kept
   CHECK(t.gather_large == defaults.gather_large);      // "-5": negative, default kept
+  CHECK(t.allgather_direct == defaults.allgather_direct);  // not oversubscribed: off
   CHECK(t.scatter_large == defaults.scatter_large);    // unset
   // Read once: later changes of the environment do not matter.
   setenv("FTMPI_COLL_BCAST_LARGE", "1", 1);
@@ -29,6 +30,8 @@ TEST_CASE("an oversubscribed job takes the crowded defaults unless a threshold i
   const Tuning& t = tuning();
   CHECK(t.bcast_large == 100000);                  // its own variable wins
   CHECK(t.alltoall_large == crowded.alltoall_large);
+  CHECK(t.allgather_direct == crowded.allgather_direct);
+  CHECK(crowded.allgather_direct > defaults.allgather_direct);
   CHECK(crowded.alltoall_large > defaults.alltoall_large);
   CHECK(crowded.bcast_large > defaults.bcast_large);
   CHECK(t.allgather_large == defaults.allgather_large);  // the others as usual

@@ -39,14 +39,19 @@
 //                                    above (n - 1 waits per operation among all members against
 //                                    the fan's n: the last member to arrive finds everything
 //                                    there; allreduce and allgather from 3 members) (4)
+//   FTMPI_COLL_ALLGATHER_DIRECT      block bytes up to which an allgather of blocks over
+//                                    256 bytes sends its block to every member at once and
+//                                    waits once, instead of Bruck's algorithm or the ring
+//                                    (0: never)                                 (0)
 //   FTMPI_COLL_ALLTOALL_LARGE        bytes per peer at or above which alltoall(v) uses
 //                                    pairwise exchange instead of posting everything at once
 //                                                                               (32768)
 //
 //   FTMPI_OVERSUBSCRIBED             1 (mpirun sets it): ranks share cores, so bcast is a
-//                                    binomial tree up to 512K and alltoall posts everything
-//                                    at once up to 256K per peer unless the two variables
-//                                    above are set: fewer waits, each a hand-over of a core
+//                                    binomial tree up to 512K, allgather and alltoall post
+//                                    everything at once up to 256K per block unless the
+//                                    three variables above are set: fewer waits, each a
+//                                    hand-over of a core
 //
 // The defaults start from MPICH's; tests/bench measures them on the target machine.
 // Every participant of a collective must see the same values (the launcher forwards the
@@ -67,6 +72,7 @@ struct Tuning {
   std::size_t scatter_large = 16384;
   std::size_t allgather_large = 65536;
   std::size_t alltoall_large = 32768;
+  std::size_t allgather_direct = 0;  // off unless ranks share cores
   std::size_t barrier_fan = 8;    // a member count, not bytes
   std::size_t allreduce_fan = 8;  // a member count, not bytes
   std::size_t alltoall_fan = 8;   // a member count, not bytes
@@ -75,8 +81,8 @@ struct Tuning {
 };
 
 // The thresholds in force: the environment, read on the first call. With FTMPI_OVERSUBSCRIBED=1
-// (mpirun sets it when a host runs more ranks than it has cores) bcast_large and alltoall_large
-// default to oversubscribed_defaults()'s, unless their own variables are set.
+// (mpirun sets it when a host runs more ranks than it has cores) bcast_large, allgather_direct
+// and alltoall_large default to oversubscribed_defaults()'s, unless their own variables are set.
 const Tuning& tuning();
 // The defaults of a job whose ranks share cores.
 Tuning oversubscribed_defaults();
