@@ -10,11 +10,27 @@
 namespace ftmpi::transport {
 
 namespace {
-constexpr std::size_t kCqBatch = 16;
+// Every fi_cq_readfrom runs ofi_rxm's progress, which moves up to 32 completions of its tcp
+// endpoints into the CQ we read (rxm_ep_do_progress in libfabric 1.17). Reading fewer per
+// call let a flooding peer's completions pile up there without bound, and a message from
+// anyone else queued behind all of them (flood_new_peer.c): so each read takes as many.
+constexpr std::size_t kCqBatch = 32;
 }  // namespace
 
 std::size_t NetEndpoint::poll(Completion* out, std::size_t max) {
-  std::size_t n = read_cq(out, max);
+  std::size_t n;
+  if (max >= kCqBatch) {
+    n = read_cq(out, kCqBatch);
+  } else {
+    union Batch {  // left uninitialised: read_cq writes every completion it returns whole
+      Batch() {}
+      Completion items[kCqBatch];
+    } batch;
+    const std::size_t got = read_cq(batch.items, kCqBatch);
+    n = got < max ? got : max;
+    for (std::size_t i = 0; i < n; ++i) out[i] = batch.items[i];
+    for (std::size_t i = n; i < got; ++i) core_.backlog.push(batch.items[i]);
+  }
   if (n == 0 && !bounce_idle_.empty()) {
     for (OpRecord* b : bounce_idle_) repost_bounce(b);
     bounce_idle_.clear();

@@ -68,6 +68,20 @@ void export_provider_defaults(const std::string& provider, bool one_host) {
   // without. The check is a non-blocking EQ read only when a poll found nothing: the 8 B tcp
   // ping-pong median did not move (4.8-5.0 us both ways).
   setenv("FI_OFI_RXM_CM_PROGRESS_INTERVAL", "100", /*overwrite=*/0);
+  // ... and when polls keep finding something (a peer floods us), only on every
+  // FI_OFI_RXM_CQ_EQ_FAIRNESS-th (default 128) such poll, each of up to 32 completions: a
+  // flooded process took one step of accepting another peer's first connection per ~4096 of
+  // the flood's messages, and that peer's message came 1.2-1.7 s late, 15 s once (40 s in CI,
+  // ft.suspect.tcp at 8cf9ca5). With 1 the interval above is the only limit, busy or idle:
+  // at most one non-blocking EQ read per 100 us (flood_new_peer.c: see README).
+  setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", /*overwrite=*/0);
+  // Over tcp rxm shares one receive queue (SRX) among all its connections by default, and
+  // the tcp provider serves its connections in a fixed order each progress call: a flooding
+  // peer's connection, served first and never drained, took every receive rxm posted back,
+  // and another connection's message that had arrived waited, header read, until the flood
+  // ended (flood_new_peer.c: ~1 run in 25 under load, 8-20 s, the whole flood; ss showed its
+  // bytes unread). A receive queue per connection cannot be taken by another connection.
+  setenv("FI_OFI_RXM_USE_SRX", "0", /*overwrite=*/0);
 }
 
 fi_info* query_fabric_info(const LibfabricApi& api, const std::string& provider,
