@@ -5,7 +5,9 @@
 //   non-commutative operation (partners always hold adjacent rank ranges, so combining the
 //   lower range first keeps rank order);
 // - Rabenseifner: recursive-halving reduce-scatter then recursive-doubling allgather, each
-//   member moving ~2x the vector in total; long messages with a commutative operation.
+//   member moving ~2x the vector in total; long messages with a commutative operation;
+//   up to FTMPI_COLL_ALLREDUCE_DIRECT (0; 64K when ranks share cores) both halves go all at
+//   once (direct.h: 2 waits instead of 2 log2(n)).
 // Both handle n that is not a power of two the same way (MPICH, Thakur et al. 2005): of the
 // first 2*rem members (rem = n - pof2), each even one hands its vector to its odd neighbour
 // and sits out; the pof2 remaining members run the algorithm; the odd ones hand the result
@@ -193,6 +195,12 @@ Status allreduce(const View& view, P2P& p2p, const void* sendbuf, void* recvbuf,
   // Rabenseifner needs at least one element per block of the halving.
   const bool large = n > 1 && r.commutative && r.bytes() >= tuning().allreduce_large &&
                      r.count >= static_cast<std::size_t>(floor_pow2(n));
+  // Ranks sharing cores: the same bytes in two waits instead of 2 log2(n) (direct.h).
+  if (large && n >= 3 && r.bytes() <= tuning().allreduce_direct &&
+      r.count >= static_cast<std::size_t>(n)) {
+    return direct_allreduce_long(g, p2p, r, is_in_place(sendbuf) ? nullptr : bytes_of(sendbuf),
+                                 result);
+  }
   if (large && n == floor_pow2(n) && !is_in_place(sendbuf)) {
     return rabenseifner(g, p2p, r, bytes_of(sendbuf), result);
   }

@@ -1,6 +1,8 @@
 // Direct exchange among few members (direct.h says when and why).
 #include "direct.h"
 
+#include <algorithm>
+
 #include <ftmpi/coll/scratch.h>
 
 namespace ftmpi::coll::detail {
@@ -51,6 +53,59 @@ Status direct_allreduce(const Group& g, P2P& p2p, const Reduction& r, unsigned c
   // short allreduce), writing into the inputs' buffers (mine included: its sends are done).
   copy_bytes(result, combine_as_doubling(n, r, x), bytes);
   return Status::ok;
+}
+
+Status direct_allreduce_long(const Group& g, P2P& p2p, const Reduction& r,
+                             const unsigned char* send, unsigned char* result) {
+  const int n = g.size();
+  const int me = g.me();
+  const std::size_t es = r.elem_size;
+  // Block v: elements [first(v), first(v + 1)), the first count % n blocks one longer.
+  auto first = [&](int v) {
+    const auto uv = static_cast<std::size_t>(v);
+    return uv * (r.count / n) + std::min(uv, r.count % n);
+  };
+  auto block_bytes = [&](int v) { return (first(v + 1) - first(v)) * es; };
+  const unsigned char* input = send != nullptr ? send : result;
+  const std::size_t mine = block_bytes(me);
+  unsigned char* my_block = result + first(me) * es;
+  // The other members' pieces of my block, in virtual-rank order.
+  Scratch in_space(static_cast<std::size_t>(n - 1) * mine);
+  auto piece = [&](int v) {
+    if (v == me) return my_block;
+    return in_space.data() + static_cast<std::size_t>(v < me ? v : v - 1) * mine;
+  };
+  {
+    Requests reqs(p2p);
+    for (int i = 1; i < n; ++i) {
+      const int v = (me - i + n) % n;
+      if (Status s = reqs.recv(g.rank(v), piece(v), mine, tag::allreduce); s != Status::ok) return s;
+    }
+    for (int i = 1; i < n; ++i) {
+      const int v = (me + i) % n;
+      Status s = reqs.send(g.rank(v), input + first(v) * es, block_bytes(v), tag::allreduce);
+      if (s != Status::ok) return s;
+    }
+    if (Status s = reqs.wait(); s != Status::ok) return s;
+  }
+  // The sends are done, so my block of `result` may now hold my own piece.
+  if (send != nullptr) copy_bytes(my_block, send + first(me) * es, mine);
+  Reduction part = r;
+  part.count = mine / es;
+  const unsigned char* combined = combine_as_doubling(n, part, piece);
+  if (combined != my_block) copy_bytes(my_block, combined, mine);
+  Requests reqs(p2p);
+  for (int i = 1; i < n; ++i) {
+    const int v = (me - i + n) % n;
+    Status s = reqs.recv(g.rank(v), result + first(v) * es, block_bytes(v), tag::allreduce);
+    if (s != Status::ok) return s;
+  }
+  for (int i = 1; i < n; ++i) {
+    if (Status s = reqs.send(g.rank((me + i) % n), my_block, mine, tag::allreduce); s != Status::ok) {
+      return s;
+    }
+  }
+  return reqs.wait();
 }
 
 Status direct_allgather(const Group& g, P2P& p2p, unsigned char* out, std::size_t block) {

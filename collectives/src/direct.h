@@ -23,6 +23,15 @@ Status direct_barrier(const Group& g, P2P& p2p);
 // all members get bit-identical bytes, for non-commutative operations too.
 Status direct_allreduce(const Group& g, P2P& p2p, const Reduction& r, unsigned char* result);
 
+// Allreduce of a long vector with a commutative operation, for ranks sharing cores: the
+// vector as n blocks; every member sends block v of its input to member v, which combines the
+// n pieces (with recursive doubling's association: Rabenseifner's bits), then sends the
+// result block to every member. Two waits instead of Rabenseifner's 2 log2(n), the same bytes
+// per member. `send`: the input when not in `result` already (nullptr: it is). Needs
+// r.count >= n.
+Status direct_allreduce_long(const Group& g, P2P& p2p, const Reduction& r,
+                             const unsigned char* send, unsigned char* result);
+
 // Allgather of uniform blocks (`block` bytes per communicator rank, my block already in my
 // slot of `out`): my block to every other member, theirs straight into their slots.
 Status direct_allgather(const Group& g, P2P& p2p, unsigned char* out, std::size_t block);

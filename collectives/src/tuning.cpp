@@ -23,6 +23,7 @@ Tuning from_environment() {
   t.allgather_large = read_size(Id::coll_allgather_large);
   t.alltoall_large = read_size(Id::coll_alltoall_large);
   t.allgather_direct = read_size(Id::coll_allgather_direct);
+  t.allreduce_direct = read_size(Id::coll_allreduce_direct);
   t.barrier_fan = read_size(Id::coll_barrier_fan);
   t.allreduce_fan = read_size(Id::coll_allreduce_fan);
   t.alltoall_fan = read_size(Id::coll_alltoall_fan);
@@ -37,6 +38,9 @@ Tuning from_environment() {
     // of 64 KiB blocks as a ring ~69, all at once ~28 (FIN-free staged sends, both).
     const Tuning crowded = oversubscribed_defaults();
     if (!knobs::get_if_set(Id::coll_bcast_large)) t.bcast_large = crowded.bcast_large;
+    if (!knobs::get_if_set(Id::coll_allreduce_direct)) {
+      t.allreduce_direct = crowded.allreduce_direct;
+    }
     if (!knobs::get_if_set(Id::coll_allgather_direct)) {
       t.allgather_direct = crowded.allgather_direct;
     }
@@ -60,6 +64,7 @@ Tuning oversubscribed_defaults() {
   t.bcast_large = std::size_t{512} << 10;
   t.alltoall_large = std::size_t{256} << 10;
   t.allgather_direct = std::size_t{256} << 10;
+  t.allreduce_direct = std::size_t{64} << 10;
   return t;
 }
 

@@ -94,6 +94,7 @@ std::vector<NamedTuning> tunings() {
   Tuning direct;  // every member messaged directly at every member count (defaults: up to 4)
   direct.direct_members = ~std::size_t{0};
   direct.allgather_direct = ~std::size_t{0};  // longer blocks too (ranks sharing cores)
+  direct.allreduce_direct = ~std::size_t{0};  // and long allreduces (from 2 KiB)
   Tuning chain = large;
   chain.bcast_pipeline = 1;
   chain.bcast_segment = 7;  // odd, so the last segment is short

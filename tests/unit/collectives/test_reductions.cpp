@@ -2,6 +2,8 @@
 // predefined and user operations (one non-commutative), in place and not.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "harness.h"
@@ -38,6 +40,7 @@ TEST_CASE("allreduce gives every member the rank-ordered reduction", "[allreduce
       for (std::size_t c = 0; c < cases.size(); ++c) {
         items.push_back({c, 1, false});
         items.push_back({c, 70, c % 2 == 0});
+        items.push_back({c, 600, c % 2 == 1});  // above FTMPI_COLL_ALLREDUCE_LARGE's 2 KiB
       }
       Buffers in(items.size()), out(items.size());
       for (std::size_t i = 0; i < items.size(); ++i) {
@@ -68,6 +71,63 @@ TEST_CASE("allreduce gives every member the rank-ordered reduction", "[allreduce
           CHECK(rc.same(out[i][r].data(), expect.data(), items[i].count));
         }
       }
+    }
+  }
+}
+
+TEST_CASE("the all-at-once long allreduce gives Rabenseifner's bits", "[allreduce]") {
+  // Doubles whose sum depends on the association: the direct form must combine each block
+  // as recursive halving does (direct.h), so switching FTMPI_OVERSUBSCRIBED changes no bit.
+  Tuning rabenseifner;
+  rabenseifner.allreduce_large = 1;
+  Tuning direct = rabenseifner;
+  direct.allreduce_direct = ~std::size_t{0};
+  Reduction sum;
+  constexpr std::size_t kCount = 1001;  // not a multiple of any member count below
+  REQUIRE(predefined_reduction(Op::sum, Kind::c_double, kCount, &sum) == Status::ok);
+  for (const auto& l : layouts(12)) {
+    if (l.members.size() < 3) continue;
+    INFO(l.name);
+    // Signs and magnitudes (2^-20 .. 2^20) from a fixed generator: rounding then depends on
+    // the order of the additions in practically every element.
+    std::vector<std::vector<double>> in(l.comm_size);
+    std::uint64_t state = 12345;
+    auto next = [&state] {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return state >> 11;
+    };
+    for (int r : l.members) {
+      in[r].resize(kCount);
+      for (double& x : in[r]) {
+        const double mantissa = 1.0 + static_cast<double>(next() % 1000003) / 1000003.0;
+        x = std::ldexp(next() % 2 == 0 ? mantissa : -mantissa, static_cast<int>(next() % 41) - 20);
+      }
+    }
+    // got[2 * k + ip]: Rabenseifner (k 0) or direct (k 1), in place (ip 1) or not.
+    std::vector<std::vector<double>> got[4];
+    for (int k = 0; k < 2; ++k) {
+      ScopedTuning scope(k == 0 ? rabenseifner : direct);
+      for (int ip = 0; ip < 2; ++ip) {
+        auto& out = got[2 * k + ip];
+        out.assign(l.comm_size, std::vector<double>(kCount, 0.0));
+        if (ip == 1) {
+          for (int r : l.members) out[r] = in[r];
+        }
+        Outcome o = run(l, [&](const View& v, P2P& p2p) {
+          const int me = v.my_rank;
+          return allreduce(v, p2p, ip == 1 ? in_place : in[me].data(), out[me].data(), sum);
+        });
+        require_clean(o);
+      }
+    }
+    const std::size_t bytes = kCount * sizeof(double);
+    for (int r : l.members) {
+      INFO("rank " << r);
+      for (int x = 1; x < 4; ++x) {
+        INFO("variant " << x);
+        CHECK(std::memcmp(got[0][r].data(), got[x][r].data(), bytes) == 0);
+      }
+      CHECK(std::memcmp(got[3][r].data(), got[3][l.members[0]].data(), bytes) == 0);
     }
   }
 }

@@ -31,6 +31,8 @@ TEST_CASE("an oversubscribed job takes the crowded defaults unless a threshold i
   CHECK(t.bcast_large == 100000);                  // its own variable wins
   CHECK(t.alltoall_large == crowded.alltoall_large);
   CHECK(t.allgather_direct == crowded.allgather_direct);
+  CHECK(t.allreduce_direct == crowded.allreduce_direct);
+  CHECK(crowded.allreduce_direct > defaults.allreduce_direct);
   CHECK(crowded.allgather_direct > defaults.allgather_direct);
   CHECK(crowded.alltoall_large > defaults.alltoall_large);
   CHECK(crowded.bcast_large > defaults.bcast_large);

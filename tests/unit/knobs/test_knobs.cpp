@@ -105,6 +105,7 @@ TEST_CASE("the collectives' built-in defaults are the table's", "[knobs]") {
   CHECK(t.allgather_large == dflt(Id::coll_allgather_large));
   CHECK(t.alltoall_large == dflt(Id::coll_alltoall_large));
   CHECK(t.allgather_direct == dflt(Id::coll_allgather_direct));
+  CHECK(t.allreduce_direct == dflt(Id::coll_allreduce_direct));
   CHECK(t.barrier_fan == dflt(Id::coll_barrier_fan));
   CHECK(t.allreduce_fan == dflt(Id::coll_allreduce_fan));
   CHECK(t.alltoall_fan == dflt(Id::coll_alltoall_fan));

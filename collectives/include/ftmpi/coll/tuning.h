@@ -12,6 +12,10 @@
 //   FTMPI_COLL_ALLREDUCE_LARGE       message bytes at or above which a commutative allreduce
 //                                    uses Rabenseifner (reduce-scatter + allgather) instead
 //                                    of recursive doubling                     (2048)
+//   FTMPI_COLL_ALLREDUCE_DIRECT      message bytes up to which such a long allreduce (from 3
+//                                    members) posts each half at once: every member sends
+//                                    block v to member v, which combines and sends it to all
+//                                    (0: never)                                 (0)
 //   FTMPI_COLL_REDUCE_SCATTER_LARGE  total bytes at or above which a commutative
 //                                    reduce_scatter uses a ring instead of reduce + scatterv
 //                                                                               (65536)
@@ -49,9 +53,9 @@
 //
 //   FTMPI_OVERSUBSCRIBED             1 (mpirun sets it): ranks share cores, so bcast is a
 //                                    binomial tree up to 512K, allgather and alltoall post
-//                                    everything at once up to 256K per block unless the
-//                                    three variables above are set: fewer waits, each a
-//                                    hand-over of a core
+//                                    everything at once up to 256K per block, a long
+//                                    allreduce up to 64K, unless the four variables above
+//                                    are set: fewer waits, each a hand-over of a core
 //
 // The defaults start from MPICH's; tests/bench measures them on the target machine.
 // Every participant of a collective must see the same values (the launcher forwards the
@@ -67,6 +71,7 @@ struct Tuning {
   std::size_t bcast_pipeline = std::size_t{4} << 20;
   std::size_t bcast_segment = std::size_t{128} << 10;
   std::size_t allreduce_large = 2048;
+  std::size_t allreduce_direct = 0;  // off unless ranks share cores
   std::size_t reduce_scatter_large = 65536;
   std::size_t gather_large = 16384;
   std::size_t scatter_large = 16384;
@@ -81,8 +86,8 @@ struct Tuning {
 };
 
 // The thresholds in force: the environment, read on the first call. With FTMPI_OVERSUBSCRIBED=1
-// (mpirun sets it when a host runs more ranks than it has cores) bcast_large, allgather_direct
-// and alltoall_large default to oversubscribed_defaults()'s, unless their own variables are set.
+// (mpirun sets it when a host runs more ranks than it has cores) bcast_large, allreduce_direct,
+// allgather_direct and alltoall_large default to oversubscribed_defaults()'s, unless their own variables are set.
 const Tuning& tuning();
 // The defaults of a job whose ranks share cores.
 Tuning oversubscribed_defaults();
