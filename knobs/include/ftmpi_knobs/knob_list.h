@@ -93,7 +93,8 @@
   FTMPI_KNOB(coll_allgather_direct, "FTMPI_COLL_ALLGATHER_DIRECT", size, "0", 0,                \
              1.0 * (1ull << 62), "", "collectives",                                             \
              "block bytes up to which an allgather of blocks over 256 B sends its block to "    \
-             "every member at once and waits once, not Bruck's algorithm or a ring (0: never)") \
+             "every member at once and waits once (while all n(n-1) blocks add up to 4 MiB at " \
+             "most), not Bruck's algorithm or a ring (0: never)")                               \
   FTMPI_KNOB(coll_alltoall_large, "FTMPI_COLL_ALLTOALL_LARGE", size, "32768", 0,                \
              1.0 * (1ull << 62), "", "collectives",                                             \
              "bytes per peer from which alltoall(v) uses pairwise exchange, not everything at " \

@@ -45,7 +45,8 @@
 //                                    there; allreduce and allgather from 3 members) (4)
 //   FTMPI_COLL_ALLGATHER_DIRECT      block bytes up to which an allgather of blocks over
 //                                    256 bytes sends its block to every member at once and
-//                                    waits once, instead of Bruck's algorithm or the ring
+//                                    waits once, instead of Bruck's algorithm or the ring,
+//                                    while its n(n-1) blocks add up to 4 MiB at most
 //                                    (0: never)                                 (0)
 //   FTMPI_COLL_ALLTOALL_LARGE        bytes per peer at or above which alltoall(v) uses
 //                                    pairwise exchange instead of posting everything at once
