@@ -7,7 +7,7 @@
 // member directly (direct.h: n - 1 waits among all members), from there to
 // FTMPI_COLL_ALLGATHER_FAN members through the first member (fan.h: one wait per member, not
 // ceil(log2 n) dependent rounds).
-// Longer blocks up to FTMPI_COLL_ALLGATHER_DIRECT (0 by default, 256 KiB when ranks share cores)
+// Longer blocks up to FTMPI_COLL_ALLGATHER_DIRECT (0 by default: opt-in, tuning.cpp says why)
 // go to every member directly too, while the whole operation moves at most kDirectBytesMax.
 // allgatherv: ring, writing straight into the members' slots, whatever the block sizes.
 #include "direct.h"

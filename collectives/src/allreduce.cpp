@@ -6,8 +6,8 @@
 //   lower range first keeps rank order);
 // - Rabenseifner: recursive-halving reduce-scatter then recursive-doubling allgather, each
 //   member moving ~2x the vector in total; long messages with a commutative operation;
-//   up to FTMPI_COLL_ALLREDUCE_DIRECT (0; 64K when ranks share cores) both halves go all at
-//   once (direct.h: 2 waits instead of 2 log2(n)).
+//   up to FTMPI_COLL_ALLREDUCE_DIRECT (0: opt-in, tuning.cpp says why) both halves go all
+//   at once (direct.h: 2 waits instead of 2 log2(n)).
 // Both handle n that is not a power of two the same way (MPICH, Thakur et al. 2005): of the
 // first 2*rem members (rem = n - pof2), each even one hands its vector to its odd neighbour
 // and sits out; the pof2 remaining members run the algorithm; the odd ones hand the result

@@ -34,16 +34,12 @@ Tuning from_environment() {
     // Ranks share cores: every wait of an algorithm is a hand-over of a core, which costs more
     // than moving the bytes twice. Measured at 8 ranks on 2 cores (README, "Nonblocking
     // collectives"): a 64 KiB bcast as scatter + ring made ~64 context switches per operation,
-    // as a binomial tree 8; alltoall of 32 KiB blocks pairwise ~98, all at once ~16; allgather
-    // of 64 KiB blocks as a ring ~69, all at once ~28 (FIN-free staged sends, both).
+    // as a binomial tree 8; alltoall of 32 KiB blocks pairwise ~98, all at once ~16.
+    // Allgather and a long allreduce all at once (FTMPI_COLL_ALLGATHER_DIRECT/ALLREDUCE_DIRECT)
+    // are not switched on here: faster once a job has run ~30 of them (64 KiB at 8 ranks: 344
+    // against 444 us, 215 against 269), but 5-15 times slower before that (docs/MEASUREMENTS.md).
     const Tuning crowded = oversubscribed_defaults();
     if (!knobs::get_if_set(Id::coll_bcast_large)) t.bcast_large = crowded.bcast_large;
-    if (!knobs::get_if_set(Id::coll_allreduce_direct)) {
-      t.allreduce_direct = crowded.allreduce_direct;
-    }
-    if (!knobs::get_if_set(Id::coll_allgather_direct)) {
-      t.allgather_direct = crowded.allgather_direct;
-    }
     if (!knobs::get_if_set(Id::coll_alltoall_large)) t.alltoall_large = crowded.alltoall_large;
   }
   return t;
@@ -63,8 +59,6 @@ Tuning oversubscribed_defaults() {
   Tuning t;
   t.bcast_large = std::size_t{512} << 10;
   t.alltoall_large = std::size_t{256} << 10;
-  t.allgather_direct = std::size_t{256} << 10;
-  t.allreduce_direct = std::size_t{64} << 10;
   return t;
 }
 

@@ -17,11 +17,12 @@ class CompletionBacklog {
   bool empty() const { return head_ == items_.size(); }
   void push(const Completion& c) { items_.push_back(c); }
 
-  // Removes the queued completion of `context`, if there is one (rare: MPI_Cancel of a send
-  // completed here that the caller has not seen complete yet). Order of the rest is kept.
-  bool take(const void* context) {
+  // Removes the queued completion of `context` into *out, if there is one (rare: MPI_Cancel of
+  // a send completed here that the caller has not seen complete yet). Order of the rest is kept.
+  bool take(const void* context, Completion* out) {
     for (std::size_t i = head_; i < items_.size(); ++i) {
       if (items_[i].context != context) continue;
+      *out = items_[i];
       items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(i));
       return true;
     }

@@ -25,6 +25,8 @@ Status ShmEndpoint::cancel_send(PeerId dst, std::uint32_t message, void* context
     }
     return Status::ok;
   }
+  Completion taken;       // a staged send's queued completion, taken out for the question's
+  bool restore = false;   // record to replace (below)
   if (pending) {
     for (OpRecord* op = p.deferred.head(); op != nullptr; op = op->next) {
       // Not on the stream yet (a large one not even announced): drop it here.
@@ -40,13 +42,18 @@ Status ShmEndpoint::cancel_send(PeerId dst, std::uint32_t message, void* context
     if (op == nullptr) return Status::ok;
     // Staged in bulk pages from the deferred list: done, its "ok" queued but not yet seen by
     // the caller. That completion would carry no answer, so the question's record takes its
-    // place; if it was handed out already, the send stands.
+    // place; if it was handed out already, the send stands. Should the question not go out
+    // after all, the completion goes back (restore), or the request would never complete.
     if (op->orphaned) {
-      if (!core_.backlog.take(context)) return Status::ok;
+      if (!core_.backlog.take(context, &taken)) return Status::ok;
       pending = false;
+      restore = true;
     }
   }
-  if (Status s = connect(dst); s != Status::ok) return s;
+  if (Status s = connect(dst); s != Status::ok) {
+    if (restore) core_.backlog.push(taken);
+    return s;
+  }
   OpRecord* w = nullptr;
   if (!pending) {  // in place before the question goes: the answer may come while pushing
     w = new_op(core_.pool, OpKind::withdraw, dst, context);
@@ -60,6 +67,7 @@ Status ShmEndpoint::cancel_send(PeerId dst, std::uint32_t message, void* context
       p.pending.remove(w);
       free_op(w);
     }
+    if (restore) core_.backlog.push(taken);
     core_.last_error = "shm: no room on the stream for a withdraw request";
     return Status::error;
   }

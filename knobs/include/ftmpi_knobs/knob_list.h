@@ -56,10 +56,8 @@
   /* ---- collectives: algorithm thresholds (every rank must see the same values) ---- */       \
   FTMPI_KNOB(oversubscribed, "FTMPI_OVERSUBSCRIBED", flag, "0", 0, 0, "", "collectives",        \
              "1: the job has more processes on a host than cores (mpirun sets it, job-wide): "  \
-             "bcast, allreduce, allgather and alltoall take the algorithms with the fewest "    \
-             "waits up to larger sizes (FTMPI_COLL_BCAST_LARGE 512K, "                          \
-             "FTMPI_COLL_ALLREDUCE_DIRECT 64K, FTMPI_COLL_ALLGATHER_DIRECT 256K, "               \
-             "FTMPI_COLL_ALLTOALL_LARGE 256K unless set)")                                      \
+             "bcast and alltoall take the algorithms with the fewest waits up to larger "       \
+             "sizes (FTMPI_COLL_BCAST_LARGE 512K, FTMPI_COLL_ALLTOALL_LARGE 256K unless set)")  \
   FTMPI_KNOB(coll_bcast_large, "FTMPI_COLL_BCAST_LARGE", size, "12288", 0, 1.0 * (1ull << 62),  \
              "", "collectives",                                                                 \
              "message bytes from which bcast uses scatter + ring allgather, not a binomial "    \

@@ -53,10 +53,9 @@
 //                                                                               (32768)
 //
 //   FTMPI_OVERSUBSCRIBED             1 (mpirun sets it): ranks share cores, so bcast is a
-//                                    binomial tree up to 512K, allgather and alltoall post
-//                                    everything at once up to 256K per block, a long
-//                                    allreduce up to 64K, unless the four variables above
-//                                    are set: fewer waits, each a hand-over of a core
+//                                    binomial tree up to 512K and alltoall posts everything
+//                                    at once up to 256K per peer unless the two variables
+//                                    above are set: fewer waits, each a hand-over of a core
 //
 // The defaults start from MPICH's; tests/bench measures them on the target machine.
 // Every participant of a collective must see the same values (the launcher forwards the
@@ -87,8 +86,8 @@ struct Tuning {
 };
 
 // The thresholds in force: the environment, read on the first call. With FTMPI_OVERSUBSCRIBED=1
-// (mpirun sets it when a host runs more ranks than it has cores) bcast_large, allreduce_direct,
-// allgather_direct and alltoall_large default to oversubscribed_defaults()'s, unless their own variables are set.
+// (mpirun sets it when a host runs more ranks than it has cores) bcast_large and alltoall_large
+// default to oversubscribed_defaults()'s, unless their own variables are set.
 const Tuning& tuning();
 // The defaults of a job whose ranks share cores.
 Tuning oversubscribed_defaults();
