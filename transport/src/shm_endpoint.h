@@ -176,7 +176,6 @@ class ShmEndpoint final : public LargeMessageChannel {
   std::uint64_t split_generation_ = 0;  // of our last Split offer
   std::vector<bool> bulk_busy_;         // our bulk pages in use (staged, FIN not yet in)
   std::size_t bulk_used_ = 0;           // ... how many
-  std::size_t bulk_next_ = 0;           // where the next staging looks first
   // Receives matched while being posted whose payload is not moved yet (accept_large), in
   // matching order: poll() moves them before it reads the rings.
   struct MatchedLarge {

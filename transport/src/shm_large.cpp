@@ -113,21 +113,22 @@ bool ShmEndpoint::bulk_stage(OpRecord* op) {
   const std::size_t need = bulk_pages_of(op->len);
   if (op->len > inbound_->bulk_bytes() || bulk_used_ + need > total) return false;
   bulk_busy_.resize(total);
-  // Next fit: FINs come back about in the order the sends went out, so the pages after the
-  // last staged message are usually the free ones; from the start once if not.
-  for (int pass = 0; pass < 2; ++pass) {
-    std::size_t run = 0;
-    for (std::size_t i = pass == 0 ? bulk_next_ : 0; i < total; ++i) {
-      run = bulk_busy_[i] ? 0 : run + 1;
-      if (run < need) continue;
-      const std::size_t first = i + 1 - need;
-      for (std::size_t j = first; j <= i; ++j) bulk_busy_[j] = true;
-      bulk_used_ += need;
-      bulk_next_ = i + 1 == total ? 0 : i + 1;
-      op->bulk_slot = static_cast<std::int32_t>(first);
-      if (op->len != 0) std::memcpy(inbound_->bulk_page(first), op->buf, op->len);
-      return true;
-    }
+  // First fit: the lowest free pages, so that the pages in use stay few and the same. Each
+  // page a process touches the first time costs a fault (on this VM a costly one) and comes
+  // cold from memory; next fit cycled every sender through its whole area, and every
+  // receiver through every sender's, so a job's first ~32 large collectives at 8 ranks on 2
+  // cores ran 5-15 times slower than the later ones (64 KiB allreduce 11.8 -> 2.6 ms per
+  // operation with first fit, allgather all at once 15.8 -> 0.6 ms of CPU).
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < total; ++i) {
+    run = bulk_busy_[i] ? 0 : run + 1;
+    if (run < need) continue;
+    const std::size_t first = i + 1 - need;
+    for (std::size_t j = first; j <= i; ++j) bulk_busy_[j] = true;
+    bulk_used_ += need;
+    op->bulk_slot = static_cast<std::int32_t>(first);
+    if (op->len != 0) std::memcpy(inbound_->bulk_page(first), op->buf, op->len);
+    return true;
   }
   return false;
 }
