@@ -9,23 +9,33 @@ namespace ftmpi::coll::detail {
 
 namespace {
 
-// Posts a receive from every other member (into in_of(v), `bytes` long), then a send of
-// `out` to every other member, and waits for all. Receives first, so every message finds its
-// receive posted; both ways start at my neighbour to spread the load.
-template <typename InOf>
-Status to_and_from_all(const Group& g, P2P& p2p, const unsigned char* out, std::size_t bytes,
-                       int tg, InOf&& in_of) {
+// Posts a receive from every other member v (into in_of(v), in_bytes(v) long), then a send
+// to every other member v (out_of(v), out_bytes(v) long), and waits for all. Receives first,
+// so every message finds its receive posted; both ways start at my neighbour to spread the
+// load.
+template <typename InOf, typename InBytes, typename OutOf, typename OutBytes>
+Status exchange_with_all(const Group& g, P2P& p2p, int tg, InOf&& in_of, InBytes&& in_bytes,
+                         OutOf&& out_of, OutBytes&& out_bytes) {
   const int n = g.size();
   const int me = g.me();
   Requests reqs(p2p);
   for (int i = 1; i < n; ++i) {
     const int v = (me - i + n) % n;
-    if (Status s = reqs.recv(g.rank(v), in_of(v), bytes, tg); s != Status::ok) return s;
+    if (Status s = reqs.recv(g.rank(v), in_of(v), in_bytes(v), tg); s != Status::ok) return s;
   }
   for (int i = 1; i < n; ++i) {
-    if (Status s = reqs.send(g.rank((me + i) % n), out, bytes, tg); s != Status::ok) return s;
+    const int v = (me + i) % n;
+    if (Status s = reqs.send(g.rank(v), out_of(v), out_bytes(v), tg); s != Status::ok) return s;
   }
   return reqs.wait();
+}
+
+// The same `bytes` both ways; `out` to everyone.
+template <typename InOf>
+Status to_and_from_all(const Group& g, P2P& p2p, const unsigned char* out, std::size_t bytes,
+                       int tg, InOf&& in_of) {
+  auto same = [bytes](int) { return bytes; };
+  return exchange_with_all(g, p2p, tg, in_of, same, [out](int) { return out; }, same);
 }
 
 }  // namespace
@@ -75,18 +85,13 @@ Status direct_allreduce_long(const Group& g, P2P& p2p, const Reduction& r,
     if (v == me) return my_block;
     return in_space.data() + static_cast<std::size_t>(v < me ? v : v - 1) * mine;
   };
-  {
-    Requests reqs(p2p);
-    for (int i = 1; i < n; ++i) {
-      const int v = (me - i + n) % n;
-      if (Status s = reqs.recv(g.rank(v), piece(v), mine, tag::allreduce); s != Status::ok) return s;
-    }
-    for (int i = 1; i < n; ++i) {
-      const int v = (me + i) % n;
-      Status s = reqs.send(g.rank(v), input + first(v) * es, block_bytes(v), tag::allreduce);
-      if (s != Status::ok) return s;
-    }
-    if (Status s = reqs.wait(); s != Status::ok) return s;
+  // Block v of my input to member v; the other members' pieces of my block to me.
+  auto mine_bytes = [mine](int) { return mine; };
+  auto input_block = [&](int v) { return input + first(v) * es; };
+  if (Status s = exchange_with_all(g, p2p, tag::allreduce, piece, mine_bytes, input_block,
+                                   block_bytes);
+      s != Status::ok) {
+    return s;
   }
   // The sends are done, so my block of `result` may now hold my own piece.
   if (send != nullptr) copy_bytes(my_block, send + first(me) * es, mine);
@@ -94,18 +99,10 @@ Status direct_allreduce_long(const Group& g, P2P& p2p, const Reduction& r,
   part.count = mine / es;
   const unsigned char* combined = combine_as_doubling(n, part, piece);
   if (combined != my_block) copy_bytes(my_block, combined, mine);
-  Requests reqs(p2p);
-  for (int i = 1; i < n; ++i) {
-    const int v = (me - i + n) % n;
-    Status s = reqs.recv(g.rank(v), result + first(v) * es, block_bytes(v), tag::allreduce);
-    if (s != Status::ok) return s;
-  }
-  for (int i = 1; i < n; ++i) {
-    if (Status s = reqs.send(g.rank((me + i) % n), my_block, mine, tag::allreduce); s != Status::ok) {
-      return s;
-    }
-  }
-  return reqs.wait();
+  // My combined block to every member; theirs into their places in `result`.
+  auto result_block = [&](int v) { return result + first(v) * es; };
+  return exchange_with_all(g, p2p, tag::allreduce, result_block, block_bytes,
+                           [my_block](int) { return my_block; }, mine_bytes);
 }
 
 Status direct_allgather(const Group& g, P2P& p2p, unsigned char* out, std::size_t block) {
