@@ -34,6 +34,8 @@
  *   Prints both times per call too (medians of the rounds, slowest rank; not checked) and the
  *   thread's voluntary context switches per collective (getrusage: the process's minus the
  *   main thread's).
+ *   Checks the thread's wake-ups (voluntary switches) per second of that loop: at most 10
+ *   plus one per 4 ms (it looks every 1 ms doubling to 16 while the application polls).
  * A 4th argument `multiple` initializes with MPI_THREAD_MULTIPLE (the library lock is on from
  * the start instead of being switched on by the first nonblocking collective). */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -236,7 +238,7 @@ static int cmp_double(const void *a, const void *b) {
 
 static void handover(int rounds, int iters) {
   enum { kMaxRounds = 32 };
-  double blocking[kMaxRounds], nonblocking[kMaxRounds], in = rank + 1, out = 0;
+  double blocking[kMaxRounds], nonblocking[kMaxRounds], in = rank + 1, out = 0, loop_s = 0;
   long agent = 0;
   if (rounds > kMaxRounds) rounds = kMaxRounds;
   for (int round = 0; round < rounds; round++) {
@@ -252,10 +254,19 @@ static void handover(int rounds, int iters) {
       MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
       MPI_Wait(&q, MPI_STATUS_IGNORE);
     }
+    loop_s += now() - t0;
     nonblocking[round] = (now() - t0) / iters;
     agent += (voluntary_switches(RUSAGE_SELF) - self0) - (voluntary_switches(RUSAGE_THREAD) - main0);
     CHECK(out == size * (size + 1) / 2.0, "round %d: allreduce gave %g", round, out);
   }
+  /* Its wake-ups: while the application keeps driving progress the thread's looks space out
+   * (progress_agent.h: 1 ms doubling to 16). Looking every 1 ms, each wake-up preempting a rank
+   * on the shared cores, cost a loop of these 10-40% of its time at 8 ranks on 2 cores. A rate
+   * over the whole loop, not a time: a loaded machine delays wake-ups, it does not add any. */
+  const double per_s = (double)agent / loop_s;
+  CHECK(agent <= 10 + (long)(loop_s * 250), "the progress thread woke %ld times in %.0f ms of "
+        "I<call> + MPI_Wait (%.0f per second): it looks far more often than every 4 ms", agent,
+        loop_s * 1e3, per_s);
   qsort(blocking, rounds, sizeof(double), cmp_double);
   qsort(nonblocking, rounds, sizeof(double), cmp_double);
   double mine[3] = {blocking[rounds / 2] * 1e6, nonblocking[rounds / 2] * 1e6,
