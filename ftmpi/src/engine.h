@@ -145,6 +145,7 @@ class Engine {
           continue;
         }
         progress();
+        if (Fiber::spin()) continue;  // a start's first polls (Nbc::start)
         Fiber::yield();
       }
       return;
@@ -184,6 +185,8 @@ class Engine {
     background_ = step;
     background_arg_ = arg;
   }
+  // How many polls a nonblocking collective's start makes before it returns (WaitPolicy).
+  int nbc_start_polls() const { return wait_policy_.start_polls(); }
   // Counts what can unblock a waiting collective: completions, purges, failure reports.
   std::uint64_t events() const { return events_; }
   // A test or probe the application polls (MPI_Test*, MPI_Iprobe, MPI_Request_get_status)

@@ -168,9 +168,10 @@ void Fiber::prepare() {
 
 Fiber::~Fiber() { give_stack(stack_); }
 
-bool Fiber::resume() {
+bool Fiber::resume(int polls) {
   if (finished_) return true;
   active_.store(true, std::memory_order_relaxed);
+  polls_ = polls;
   Fiber* outer = current_;
   resumed_.fetch_add(1, std::memory_order_relaxed);
   current_ = this;
@@ -187,6 +188,7 @@ bool Fiber::resume() {
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
   current_ = outer;
+  polls_ = 0;
   resumed_.fetch_sub(1, std::memory_order_relaxed);
   active_.store(false, std::memory_order_relaxed);
   return finished_;

@@ -28,8 +28,9 @@ class Fiber {
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
 
-  // Runs the body until it yields or returns; true once it has returned.
-  bool resume();
+  // Runs the body until it yields or returns; true once it has returned. `polls`: how many
+  // times the body's waits may poll again instead of yielding, in this resume only (spin()).
+  bool resume(int polls = 0);
   // A finished fiber runs its body again from the start, on the same stack (nbc.cpp reuses
   // its fibers: a fresh one costs a constructor and stack setup per nonblocking collective).
   void restart();
@@ -42,6 +43,14 @@ class Fiber {
   // (Engine::wait_until) instead of yielding after every poll. Cleared by any thread (under
   // the library lock) as soon as that stops being true; the body looks before every back-off.
   void set_may_block(bool on) { may_block_.store(on, std::memory_order_relaxed); }
+  // On a fiber: whether its wait may poll once more before yielding (resume's `polls`, counted
+  // down here).
+  static bool spin() {
+    Fiber* f = current_;
+    if (f == nullptr || f->polls_ <= 0) return false;
+    --f->polls_;
+    return true;
+  }
   // On a fiber whose resumer allowed blocking (set_may_block).
   static bool may_block() {
     return current_ != nullptr && current_->may_block_.load(std::memory_order_relaxed);
@@ -86,6 +95,7 @@ class Fiber {
 #endif
   unsigned char* stack_ = nullptr;  // mapped, with a guard page at the low end
   bool finished_ = false;
+  int polls_ = 0;  // resume(polls): polls left before the body's waits yield
   std::atomic<bool> active_{false};
   std::atomic<bool> may_block_{false};
   // AddressSanitizer's view of the stack switches (unused in other builds).

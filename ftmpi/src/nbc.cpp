@@ -94,7 +94,11 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&
   // one needs that thread's loop (or the agent) to run it.
   for (const auto& other : ops_) other->fiber->set_may_block(false);
   ops_.push_back(std::move(op));
-  run(raw);
+  // Its first round gets a few polls before the start returns: the peers' messages of a small
+  // collective often arrive within a microsecond, and found here they cost no return, no
+  // MPI_Wait entry and no fiber switch before they are seen (WaitPolicy::start_polls; none
+  // when oversubscribed or when others are pending, whose progress this would hold up).
+  run(raw, ops_.size() == 1 ? engine_->nbc_start_polls() : 0);
   if (!r->complete) agent_.work_started();  // moves it on while the application computes
   *code = MPI_SUCCESS;
   *out = r;
@@ -105,12 +109,12 @@ void Nbc::start(Comm* c, const MPI_Datatype* types, std::size_t ntypes, NbcBody&
   }
 }
 
-void Nbc::run(Op* op) {
+void Nbc::run(Op* op, int polls) {
   // Under MPI_THREAD_MULTIPLE a fiber blocking in MPI_Wait (Nbc::wait) gives the library lock
   // up while idle: another thread's test or progress leaves it to that thread.
   if (op->fiber->active()) return;
   op->seen_events = engine_->events();
-  if (op->fiber->resume()) finish(op);
+  if (op->fiber->resume(polls)) finish(op);
 }
 
 void Nbc::finish(Op* op) {

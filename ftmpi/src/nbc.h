@@ -112,7 +112,7 @@ class Nbc {
  private:
   static bool background(void* self, std::uint64_t events);
   static bool pending(void* self) { return !static_cast<Nbc*>(self)->ops_.empty(); }
-  void run(Op* op);
+  void run(Op* op, int polls = 0);
   void finish(Op* op);
   Op* find(const Request* r) const;
 

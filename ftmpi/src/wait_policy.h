@@ -7,6 +7,8 @@
 // Oversubscribed = more live processes of the job on this machine than it has cores
 // (Engine::configure_waits: namespace hosts of one machine count together).
 //   FTMPI_MAX_SLEEP_US  longest single sleep of an idle wait (default 500)
+//   FTMPI_NBC_START_POLLS  polls a nonblocking collective's start makes before returning
+//                       (default 32, 0 when oversubscribed; nbc.cpp)
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,8 @@ class WaitPolicy {
   // ...) found nothing: when ranks outnumber cores it yields the core, never sleeps (the
   // caller decides when to ask again); with a core per rank it returns at once.
   void missed_poll() const;
+  // Polls the start of a nonblocking collective makes before it returns (Nbc::start).
+  int start_polls() const { return start_polls_; }
 
  private:
   std::uint64_t idle_ = 0;
@@ -31,6 +35,7 @@ class WaitPolicy {
   std::uint64_t spin_polls_ = 20000;
   std::uint64_t yield_polls_ = 2000;
   unsigned max_sleep_us_ = 500;
+  int start_polls_ = 0;
 };
 
 }  // namespace ftmpi

@@ -47,6 +47,9 @@
   FTMPI_KNOB(yield_polls, "FTMPI_YIELD_POLLS", integer, "", 0, 1e15, "", "library",             \
              "sched_yield polls after spinning, before sleeping (default 200, 2000 when "       \
              "oversubscribed, 10 when oversubscribed and polling libfabric too)")               \
+  FTMPI_KNOB(nbc_start_polls, "FTMPI_NBC_START_POLLS", integer, "", 0, 1000000, "", "library",   \
+             "polls a nonblocking collective's start makes before it returns when its first "    \
+             "round is not complete (default 32, 0 when oversubscribed)")                       \
   FTMPI_KNOB(max_sleep_us, "FTMPI_MAX_SLEEP_US", integer, "500", 1, 1000000, "", "library",     \
              "longest sleep of an idle blocked call, microseconds")                             \
   FTMPI_KNOB(async_progress, "FTMPI_ASYNC_PROGRESS", flag, "1", 0, 0, "", "library",          \
