@@ -38,6 +38,9 @@ std::uint64_t random_token() {
 }  // namespace
 
 ShmEndpoint::~ShmEndpoint() {
+  // Peers finalizing after us stop waiting for us to take what they staged (a program's
+  // unmatched sends) rather than until this process exits.
+  if (inbound_ != nullptr) inbound_->mark_closed();
   for (MatchedLarge& m : matched_) free_op(m.op);
   for (Peer& p : peers_) {
     while (OpRecord* op = p.pending.pop_front()) free_op(op);
@@ -462,7 +465,9 @@ bool ShmEndpoint::departed_with_sends(PeerId peer) const {
   if (peer >= peers_.size()) return false;
   const Peer& p = peers_[peer];
   if (p.failed || p.pid == 0 || (p.deferred.empty() && p.pending.empty())) return false;
-  // Its pid is in its address; a peer on this host shares our pid namespace (same kernel).
+  // It closed its endpoint (finalized; it may live on long after MPI_Finalize) ...
+  if (p.region != nullptr && p.region->closed()) return true;
+  // ... or exited. Its pid is in its address; a peer on this host shares our pid namespace.
   return kill(static_cast<pid_t>(p.pid), 0) == -1 && errno == ESRCH;
 }
 

@@ -59,7 +59,8 @@ class ShmEndpoint final : public LargeMessageChannel {
   // streams through the ring (stage 2; its later chunks find no receive and are dropped).
   // Completed as canceled at once: the user's buffer is never written after this.
   void abandon_matched_recv(void* context);
-  // Sends to peer are outstanding and its process no longer exists (Endpoint::release_departed_peers).
+  // Sends to peer are outstanding and it has closed its endpoint or exited
+  // (Endpoint::release_departed_peers).
   bool departed_with_sends(PeerId peer) const;
   // Endpoint::holds_staged_sends: bulk pages still staged (their FIN not in yet).
   bool holds_staged_sends() const { return bulk_used_ != 0; }

@@ -66,6 +66,9 @@ struct alignas(64) RegionHeader {
   // a sender that finds it set after publishing a record clears it and wakes the waiter.
   // Senders only read it otherwise: one load per record.
   alignas(64) std::atomic<std::uint32_t> doorbell;
+  // 1 once the owner's endpoint is closed (MPI_Finalize done): it reads nothing any more, so a
+  // sender's staged messages to it will never be taken (ShmEndpoint::departed_with_sends).
+  std::atomic<std::uint32_t> closed;
 };
 
 // The bulk area is allocated by pages of this size (slots are a multiple of it).
@@ -120,6 +123,8 @@ class Region {
   RingControl& control(std::size_t i) const { return controls_[i]; }
   std::atomic<std::uint64_t>& split() const { return header_->split; }
   std::atomic<std::uint32_t>& doorbell() const { return header_->doorbell; }
+  void mark_closed() { header_->closed.store(1, std::memory_order_release); }
+  bool closed() const { return header_->closed.load(std::memory_order_acquire) != 0; }
   std::size_t bulk_count() const { return header_->bulk_count; }
   std::size_t bulk_bytes() const { return header_->bulk_bytes; }
   unsigned char* bulk_data(std::size_t i) const { return bulk_data_ + i * header_->bulk_bytes; }
