@@ -102,8 +102,10 @@ void ProgressAgent::main() {
         cv_.wait_for(lock, std::chrono::milliseconds(look_ms_), [this] { return stop_; });
         if (stop_) return;
         if (!active_) {
+          // Not spaced out: a quiet look says nothing of how the application drives
+          // progress, and a collective started after a quiet spell (then, maybe, compute)
+          // should get its first look within look_ms_ as it stood.
           quiet_ms_ += look_ms_;
-          look_later();
           continue;
         }
       }

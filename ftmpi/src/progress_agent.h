@@ -78,8 +78,8 @@ class ProgressAgent {
   // How long the application must leave the engine alone before the agent polls it: a look
   // per kDeferMs while the application calls MPI (a timer wake-up of a sleeping thread), and
   // the asynchronous progress of a computing rank starts at most about that late. Every look
-  // that finds the application driving progress itself (or nothing outstanding) doubles the
-  // interval up to kMaxDeferMs, and a look that finds work left alone brings it back: on
+  // that finds the application driving progress itself doubles the interval up to
+  // kMaxDeferMs, and a look that finds work left alone brings it back: on
   // oversubscribed cores each wake-up of a sleeping agent preempts a rank, and at one look per
   // ms a loop of 8 B I<call> + MPI_Wait at 8 ranks on 2 cores paid 1.3-4 context switches and
   // 10-40% more time per operation than with the agent off. After a long stretch of MPI calls
