@@ -75,9 +75,9 @@ class ProgressAgent {
   static constexpr int kWaitMs = 10;
   // Polls in a row that moved nothing before the agent blocks.
   static constexpr int kIdlePolls = 16;
-  // How long the application must leave the engine alone before the agent polls it: a look
-  // per kDeferMs while the application calls MPI (a timer wake-up of a sleeping thread), and
-  // the asynchronous progress of a computing rank starts at most about that late. Every look
+  // How long the application must leave the engine alone before the agent polls it: the agent
+  // looks (a timer wake-up of a sleeping thread) kDeferMs after work starts, and the
+  // asynchronous progress of a computing rank starts at most about that late. Every look
   // that finds the application driving progress itself doubles the interval up to
   // kMaxDeferMs, and a look that finds work left alone brings it back: on
   // oversubscribed cores each wake-up of a sleeping agent preempts a rank, and at one look per
