@@ -21,13 +21,34 @@
 #ifdef FTMPI_FIBER_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
+// The first resume calls the body on the fiber's stack (ftmpi_fiber_enter, below) rather than
+// switching into a stack laid out to start it; AddressSanitizer's view of the switches is kept
+// on the latter, older path.
+#if defined(FTMPI_FIBER_SWITCH_ASM) && !defined(FTMPI_FIBER_ASAN)
+#define FTMPI_FIBER_ENTER_DIRECT 1
+#endif
 
 #ifdef FTMPI_FIBER_SWITCH_ASM
 // ftmpi_fiber_switch(save, to): saves the callee-saved registers and the SSE/x87 control words
 // on the current stack, stores its stack pointer in *save, loads `to` and restores the same
-// from there. A new fiber's stack is laid out (Fiber::Fiber) so that its first load "returns"
-// into ftmpi_fiber_start.
+// from there ("returning" into whoever saved `to`).
+//
+// ftmpi_fiber_enter(save, top): the first resume of a fiber (FTMPI_FIBER_ENTER_DIRECT). Saves
+// as ftmpi_fiber_switch does, moves to the fiber's empty stack at `top` and calls the body
+// there (ftmpi_fiber_run); when the body returns it switches back to the resumer's latest save
+// (the value ftmpi_fiber_run returns) and returns from that. A body that yields switches back
+// with ftmpi_fiber_switch, whose restore reads the same layout.
+// Why not a switch into a stack laid out to "return" into the body, and a switch out of it at
+// the end: the CPU predicts each `ret` from a stack of the calls it has seen. Such a switch's
+// `ret` lands elsewhere than that stack says, and ending the body through a switch called from
+// inside it left those frames' entries on top of the prediction stack, so every return after
+// it in the resumer (resume, Nbc::run, Nbc::start, the API entry...) was mispredicted in turn.
+// Here the body is an ordinary call and return, and the one `ret` at the end is the return
+// from ftmpi_fiber_enter the resumer's call expects: a collective that ends in its first
+// resume (a small one whose messages are there: most MPI_Ibarrier at 2 ranks) costs no
+// misprediction (perf on MPI_COMM_SELF, docs/MEASUREMENTS.md). Only a yield still does.
 extern "C" void ftmpi_fiber_switch(void** save, void* to);
+extern "C" void ftmpi_fiber_enter(void** save, void* top);
 asm(R"(
   .text
   .p2align 4
@@ -46,6 +67,7 @@ ftmpi_fiber_switch:
   fnstcw 4(%rsp)
   movq %rsp, (%rdi)
   movq %rsi, %rsp
+.Lftmpi_fiber_restore:
   ldmxcsr (%rsp)
   fldcw 4(%rsp)
   addq $8, %rsp
@@ -57,6 +79,27 @@ ftmpi_fiber_switch:
   popq %rbp
   ret
   .size ftmpi_fiber_switch, .-ftmpi_fiber_switch
+
+  .p2align 4
+  .globl ftmpi_fiber_enter
+  .hidden ftmpi_fiber_enter
+  .type ftmpi_fiber_enter, @function
+ftmpi_fiber_enter:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  call ftmpi_fiber_run
+  movq %rax, %rsp
+  jmp .Lftmpi_fiber_restore
+  .size ftmpi_fiber_enter, .-ftmpi_fiber_enter
   .section .note.GNU-stack,"",@progbits
   .text
 )");
@@ -130,6 +173,9 @@ std::atomic<int> Fiber::resumed_{0};
 extern "C" [[noreturn]] void ftmpi_fiber_start() {
   Fiber::start();
 }
+extern "C" void* ftmpi_fiber_run() {
+  return Fiber::run();
+}
 #endif
 
 Fiber::Fiber(std::function<void()> body, void* owner) : body_(std::move(body)), owner_(owner) {
@@ -143,7 +189,9 @@ void Fiber::restart() {
 }
 
 void Fiber::prepare() {
-#ifdef FTMPI_FIBER_SWITCH_ASM
+#if defined(FTMPI_FIBER_ENTER_DIRECT)
+  fresh_ = true;  // resume() enters through ftmpi_fiber_enter, on the stack's empty top
+#elif defined(FTMPI_FIBER_SWITCH_ASM)
   // From the top: 8 bytes of padding (ftmpi_fiber_start's own return address, never used),
   // the address the first switch returns to (16-byte aligned, so the function starts with the
   // stack as after a call), rbp rbx r12-r15 (zero), then the control words, this thread's.
@@ -173,13 +221,25 @@ bool Fiber::resume(int polls) {
   active_.store(true, std::memory_order_relaxed);
   polls_ = polls;
   Fiber* outer = current_;
-  resumed_.fetch_add(1, std::memory_order_relaxed);
+  // Every resume runs under the library lock (Nbc::run: inside an MPI call or the progress
+  // thread's hold) or, below MPI_THREAD_MULTIPLE with no progress thread, on the one thread the
+  // application lets into MPI at a time: the count never changes in two threads at once, so a
+  // plain load and store keep it (a locked add and subtract were ~10% of an MPI_Ibarrier +
+  // MPI_Wait on MPI_COMM_SELF).
+  resumed_.store(resumed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   current_ = this;
 #ifdef FTMPI_FIBER_ASAN
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, stack_, kStackBytes);
 #endif
-#ifdef FTMPI_FIBER_SWITCH_ASM
+#if defined(FTMPI_FIBER_ENTER_DIRECT)
+  if (fresh_) {
+    fresh_ = false;
+    ftmpi_fiber_enter(&caller_sp_, stack_ + kStackBytes);
+  } else {
+    ftmpi_fiber_switch(&caller_sp_, sp_);
+  }
+#elif defined(FTMPI_FIBER_SWITCH_ASM)
   ftmpi_fiber_switch(&caller_sp_, sp_);
 #else
   swapcontext(&caller_, &context_);
@@ -189,12 +249,12 @@ bool Fiber::resume(int polls) {
 #endif
   current_ = outer;
   polls_ = 0;
-  resumed_.fetch_sub(1, std::memory_order_relaxed);
+  resumed_.store(resumed_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   active_.store(false, std::memory_order_relaxed);
   return finished_;
 }
 
-void Fiber::start() {
+Fiber* Fiber::run_body() {
   Fiber* self = current_;
 #ifdef FTMPI_FIBER_ASAN
   __sanitizer_finish_switch_fiber(nullptr, &self->caller_bottom_, &self->caller_size_);
@@ -207,9 +267,19 @@ void Fiber::start() {
     std::abort();
   }
   self->finished_ = true;
-  self->switch_out(true);
+  return self;
+}
+
+void Fiber::start() {
+  run_body()->switch_out(true);
   __builtin_unreachable();  // a finished fiber is never resumed
 }
+
+#ifdef FTMPI_FIBER_SWITCH_ASM
+// The resumer's save is read after the body: a body that yielded was resumed since, by a
+// later resume() whose save it is.
+void* Fiber::run() { return run_body()->caller_sp_; }
+#endif
 
 void Fiber::yield() {
   Fiber* self = current_;

@@ -76,11 +76,17 @@ class Fiber {
   void* owner() const { return owner_; }
 
  private:
-  // Where a new fiber begins (public for the assembly trampoline only).
+  // Where a new fiber begins (public for the assembly trampolines only): start() runs the
+  // body and switches back; run() (x86-64 without AddressSanitizer, called by fiber.cpp's
+  // ftmpi_fiber_enter) runs it and returns, leaving the switch back to its caller.
  public:
   [[noreturn]] static void start();
+#ifdef FTMPI_FIBER_SWITCH_ASM
+  static void* run();  // the resumer's saved stack pointer, to switch back to
+#endif
 
  private:
+  static Fiber* run_body();  // runs current()'s body to its end
   void switch_out(bool final);
   void prepare();  // lays out the stack (or context) so that the next resume runs start()
 
@@ -95,6 +101,7 @@ class Fiber {
 #endif
   unsigned char* stack_ = nullptr;  // mapped, with a guard page at the low end
   bool finished_ = false;
+  bool fresh_ = false;  // restarted, not yet resumed (fiber.cpp: FTMPI_FIBER_ENTER_DIRECT)
   int polls_ = 0;  // resume(polls): polls left before the body's waits yield
   std::atomic<bool> active_{false};
   std::atomic<bool> may_block_{false};
