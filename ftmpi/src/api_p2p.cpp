@@ -437,7 +437,10 @@ int MPI_Buffer_detach(void* buffer_addr, int* size) {
     return true;
   });
   for (const BufferedSends::Pending& p : b.pending) lib().engine.retire(p.send);
-  *static_cast<void**>(buffer_addr) = b.buffer == &b ? nullptr : b.buffer;
+  // Copied, not stored through a void**: the address may be misaligned for a pointer (MPICH's
+  // pt2pt/scancel passes an int's), which a plain store makes undefined behaviour.
+  void* detached = b.buffer == &b ? nullptr : b.buffer;
+  std::memcpy(buffer_addr, &detached, sizeof detached);
   *size = b.size;
   b = BufferedSends{};
   return MPI_SUCCESS;
