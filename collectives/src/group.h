@@ -158,15 +158,20 @@ class Requests {
 };
 
 // Exchange with one peer per step (rings, recursive doubling, pairwise exchange). Zero-byte
-// halves are skipped: both ends compute the same sizes, so they skip consistently. The send
-// goes first: nothing arrives before the wait drives progress anyway, and the partner, who
-// waits for it, gets it that much sooner.
+// halves are skipped: both ends compute the same sizes, so they skip consistently. A small
+// send goes first: nothing arrives before the wait drives progress anyway, and the partner,
+// who waits for it, gets it that much sooner. A large receive is posted first: the transport
+// then knows the send is half of an exchange, which on shared memory it may hand to the
+// receiver's single copy instead of staging it (ShmEndpoint::exchange_by_cma).
 inline Status exchange(P2P& p2p, int dst, const void* sbuf, std::size_t sbytes, int src,
                        void* rbuf, std::size_t rbytes, int tag) {
+  constexpr std::size_t kLargeReceiveFirst = std::size_t{32} << 10;
   Requests reqs(p2p);
   Status s = Status::ok;
-  if (sbytes > 0) s = reqs.send(dst, sbuf, sbytes, tag);
-  if (s == Status::ok && rbytes > 0) s = reqs.recv(src, rbuf, rbytes, tag);
+  const bool receive_first = rbytes >= kLargeReceiveFirst;
+  if (receive_first) s = reqs.recv(src, rbuf, rbytes, tag);
+  if (s == Status::ok && sbytes > 0) s = reqs.send(dst, sbuf, sbytes, tag);
+  if (s == Status::ok && rbytes > 0 && !receive_first) s = reqs.recv(src, rbuf, rbytes, tag);
   if (s != Status::ok) return s;
   return reqs.wait();
 }

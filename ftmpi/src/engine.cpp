@@ -200,7 +200,8 @@ Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64
   r->owned.resize(max_bytes);  // no-op for a reused buffer
   r->hook = hook;
   r->hook_arg = arg;
-  Status s = endpoint_->recv(transport::kAnyPeer, r->owned.data(), max_bytes, bits, ignore, r);
+  Status s = endpoint_->recv_standing(transport::kAnyPeer, r->owned.data(), max_bytes, bits,
+                                      ignore, r);
   if (s != Status::ok) {
     requests_.release(r);
     return fail(Err::intern, "posting an internal receive failed: %s",

@@ -75,6 +75,8 @@ class Engine {
   // (r.bytes 0 after an error); false: not sent, no hook will come (dead peer, refused).
   bool send_internal(std::uint32_t proc, std::vector<std::uint8_t> payload, std::uint64_t bits,
                      void (*hook)(Request&, void*) = nullptr, void* arg = nullptr);
+  // Posted as a standing receive (Endpoint::recv_standing): always there, so the transport
+  // does not take its large buffer for a sign of an exchange.
   Err recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64_t ignore,
                     void (*hook)(Request&, void*), void* arg);
   // Appends processes peer_count(), peer_count()+1, ...; an empty address is a slot that

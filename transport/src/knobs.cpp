@@ -18,6 +18,11 @@ Knobs Knobs::from_environment() {
   if ((ring_kb & (ring_kb - 1)) == 0) k.shm_ring_kb = ring_kb;
   k.shm_bulk_kb = static_cast<unsigned long>(knobs::integer(Id::shm_bulk_kb));
   k.shm_bulk_slots = static_cast<unsigned long>(knobs::integer(Id::shm_bulk_slots));
+  const std::string exchange = knobs::text(Id::shm_exchange_cma);
+  k.shm_exchange_cma = exchange == "1"   ? Knobs::ExchangeCma::always
+                       : exchange == "0" ? Knobs::ExchangeCma::never
+                                         : Knobs::ExchangeCma::automatic;
+  k.oversubscribed = knobs::flag(Id::oversubscribed);
   k.nhosts = static_cast<unsigned long>(knobs::integer(Id::nhosts));
   if (auto a = knobs::get_if_set(Id::net_addr)) k.net_addr = a->text;
   k.vendor_libraries = knobs::text(Id::vendor_backtrace) == "1";

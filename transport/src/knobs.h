@@ -22,6 +22,11 @@ struct Knobs {
   unsigned long shm_ring_kb = 64;
   unsigned long shm_bulk_kb = 512;
   unsigned long shm_bulk_slots = 4;
+  // FTMPI_SHM_EXCHANGE_CMA (auto, 0, 1) and FTMPI_OVERSUBSCRIBED (mpirun's, job-wide): whether
+  // a large send to a peer we also receive from goes by CMA (ShmEndpoint::exchange_by_cma).
+  enum class ExchangeCma : unsigned char { automatic, never, always };
+  ExchangeCma shm_exchange_cma = ExchangeCma::automatic;
+  bool oversubscribed = false;
   // Set by ftmpid for a job on several hosts: with nhosts > 1 and the shm provider, peers on
   // other hosts go through libfabric (tcp;ofi_rxm) bound to net_addr (empty: libfabric picks).
   unsigned long nhosts = 1;

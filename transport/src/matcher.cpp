@@ -32,6 +32,7 @@ OpRecord* Matcher::receive_record(PeerId src, void* buf, std::size_t len, std::u
   op->kind = OpKind::recv;
   op->orphaned = false;
   op->cancel_requested = false;
+  op->standing = false;
   op->stage = 0;
   op->seq = 0;
   op->msg_len = 0;
@@ -42,8 +43,9 @@ OpRecord* Matcher::receive_record(PeerId src, void* buf, std::size_t len, std::u
 }
 
 void Matcher::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
-                        std::uint64_t ignore, void* context) {
+                        std::uint64_t ignore, void* context, bool standing) {
   OpRecord* op = receive_record(src, buf, len, tag, ignore, context);
+  op->standing = standing;
   if (Found f; unexpected_count_ != 0 && find(src, tag, ignore, &f)) {
     Completion c;
     if (deliver(op, f.it->arrival, &c, /*posting=*/true)) backlog_.push(c);

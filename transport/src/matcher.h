@@ -82,7 +82,7 @@ class Matcher {
   // A receive: takes the oldest unexpected message it accepts (its completion goes to the
   // backlog when it finishes at once), else waits, in posting order, for arrive().
   void post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
-                 void* context);
+                 void* context, bool standing = false);
   // A receive over before it starts (Endpoint::recv_now): the oldest unexpected message it
   // accepts, when that one is small (its bytes are here) and fits len, is copied into buf and
   // described in *out (context nullptr); nothing is posted. False, with nothing done, when no
@@ -90,6 +90,16 @@ class Matcher {
   // post_recv then does what MPI asks.
   bool take(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
             Completion* out);
+  // Whether a receive of at least min_len bytes is posted and unmatched (standing ones aside:
+  // post_recv's `standing`, Endpoint::recv_standing): a large send now is then half of an
+  // exchange (ShmEndpoint::exchange_by_cma). Any source: the library posts a collective's
+  // receives as wildcards and names the source in the tag bits.
+  bool expects_large(std::size_t min_len) const {
+    for (const OpRecord* op = posted_.head(); op != nullptr; op = op->next) {
+      if (op->len >= min_len && !op->standing) return true;
+    }
+    return false;
+  }
   // One message of a sender's stream, in that sender's order. True when *out now holds a
   // completion (a small message delivered, or a large one finished at once).
   bool arrive(const Arrival& a, Completion* out);

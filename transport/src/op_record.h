@@ -36,6 +36,7 @@ struct OpRecord {
   bool orphaned;  // already reported to the user; the CQ entry (shm: the FIN of a small
                   // message staged in bulk pages) only releases the record
   bool cancel_requested;  // cancel() asked for it: a canceled completion is then the user's
+  bool standing;  // receive: posted by recv_standing (Matcher::expects_large skips it)
   // Large messages (wire.h).
   std::uint8_t stage;       // large send: 0 = announcement not posted yet, 1 = announced,
                             // 2 = shm: payload streamed through the ring (after kFinNak)

@@ -146,6 +146,9 @@ class ShmEndpoint final : public LargeMessageChannel {
 
   // Large messages (shm_large.cpp).
   bool bulk_stage(OpRecord* op);  // copies op's payload into free bulk pages, if any
+  // A large send that goes by CMA although it would fit in bulk pages: half of an exchange
+  // (FTMPI_SHM_EXCHANGE_CMA, shm_large.cpp says when and why).
+  bool exchange_by_cma(const OpRecord& op);
   void bulk_release(OpRecord* op);
   static std::size_t bulk_pages_of(std::size_t len);
   const unsigned char* bulk_payload(const Arrival& a);
@@ -157,6 +160,9 @@ class ShmEndpoint final : public LargeMessageChannel {
                 Completion* c);
 
   TransportCore& core_;
+  // A receiver answered a CMA announcement with NAK (it cannot read our memory): exchanges
+  // are staged again.
+  bool cma_refused_ = false;
   std::vector<Peer> peers_;  // by PeerId; entries of peers not on this host stay unused
   std::uint64_t token_ = 0;
   std::uint64_t pid_ = 0;

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "shm_endpoint.h"
 
@@ -50,7 +51,61 @@ int cma_read(std::uint64_t self, std::uint64_t pid, void* dst, std::uint64_t add
   return cma_copy(Cma::read, pid, dst, addr, len);
 }
 
+// Whether process_vm_readv here costs under 3 memcpys of the same 256 KiB (the best of 5 after
+// 2 warm-ups each, reading our own memory; once per process, ~0.5 ms). Where it does (a KVM
+// guest: ~2x), a receiver's one CMA read beats the sender's and the receiver's two copies of
+// a staged message when both ranks are busy copying anyway; where system calls and page
+// pinning cost more (the other VM this was measured on: a 512 KiB CMA read 48-53 µs against
+// 26-33 µs for a staged transfer's two copies), staging stays.
+bool cma_cheap_here() {
+  static const bool cheap = [] {
+    constexpr std::size_t kBytes = std::size_t{256} << 10;
+    std::vector<unsigned char> from(kBytes, 1), to(kBytes, 2);
+    const auto self = static_cast<std::uint64_t>(getpid());
+    using Clock = std::chrono::steady_clock;
+    Clock::duration copy = Clock::duration::max(), cma = Clock::duration::max();
+    for (int i = 0; i < 7; ++i) {
+      auto t0 = Clock::now();
+      std::memcpy(to.data(), from.data(), kBytes);
+      asm volatile("" : : "r"(to.data()) : "memory");  // the copy is not optimised away
+      auto t1 = Clock::now();
+      if (cma_copy(Cma::read, self, to.data(), reinterpret_cast<std::uintptr_t>(from.data()),
+                   kBytes) != 0) {
+        return false;
+      }
+      auto t2 = Clock::now();
+      if (i >= 2) {
+        copy = std::min(copy, t1 - t0);
+        cma = std::min(cma, t2 - t1);
+      }
+    }
+    return cma < 3 * copy;
+  }();
+  return cheap;
+}
+
 }  // namespace
+
+// A staged send completes at once but costs two copies (ours into the bulk pages, the
+// receiver's out of them); a CMA one costs the receiver's read alone but completes only when
+// the receiver has read it. When this process also waits for a large message (a large
+// receive is posted: alltoall, sendrecv, a halo exchange, a ring), it will not leave before
+// its peers have run anyway, and every side is copying at once, so the cheaper copy wins:
+// 2-rank 64 KiB alltoall 12.6 -> 8.6 µs, 256 KiB 46 -> 26 µs on a KVM guest (Open MPI, which
+// reads with CMA: 8.3-9.3, 27-28). One-way traffic (a ping-pong, bcast, a window of sends)
+// finds no such receive and stays staged (64 KiB ping-pong: 9.0 µs staged, 10.9 by CMA).
+// Not when ranks share cores: there a staged send spares a hand-over of the core per message.
+bool ShmEndpoint::exchange_by_cma(const OpRecord& op) {
+  constexpr std::size_t kExchangeCmaMin = std::size_t{32} << 10;
+  const Knobs& k = core_.knobs;
+  if (op.len < kExchangeCmaMin || !k.shm_cma || cma_refused_ ||
+      k.shm_exchange_cma == Knobs::ExchangeCma::never ||
+      !core_.matcher.expects_large(kExchangeCmaMin)) {
+    return false;
+  }
+  if (k.shm_exchange_cma == Knobs::ExchangeCma::always) return true;
+  return !k.oversubscribed && cma_cheap_here();
+}
 
 int ShmEndpoint::cma_read_shared(const Arrival& a, void* dst) {
   auto* out = static_cast<unsigned char*>(dst);
@@ -215,6 +270,7 @@ bool ShmEndpoint::on_fin(PeerId peer, std::uint32_t seq, std::uint64_t status, C
   OpRecord* op = find_pending(peer, OpKind::send, seq, 1);
   if (op == nullptr) return false;  // purged meanwhile (peer_failed was reported)
   if (status == wire::kFinNak) {  // the receiver cannot copy it: stream it through the ring
+    if (op->bulk_slot < 0) cma_refused_ = true;  // and stage exchanges from now on
     // A small message staged when the ring was full completed already: the user may have
     // reused its buffer, so it is streamed from the pages.
     if (op->orphaned) op->buf = inbound_->bulk_page(static_cast<std::size_t>(op->bulk_slot));

@@ -144,13 +144,13 @@ Status Transport::unknown_peer(PeerId peer) {
   return Status::error;
 }
 
-Status Transport::recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
-                       std::uint64_t ignore, void* context) {
+Status Transport::post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                            std::uint64_t ignore, void* context, bool standing) {
   if (src != kAnyPeer) {
     if (src >= routes_.size()) return unknown_peer(src);
     if (failed_[src] != 0) return Status::peer_failed;
   }
-  core_.matcher.post_recv(src, buf, len, tag, ignore, context);
+  core_.matcher.post_recv(src, buf, len, tag, ignore, context, standing);
   return Status::ok;
 }
 

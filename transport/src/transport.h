@@ -54,7 +54,13 @@ class Transport final : public Endpoint {
            shm_->try_inject(dst, buf, len, tag);
   }
   Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
-              void* context) override;
+              void* context) override {
+    return post_recv(src, buf, len, tag, ignore, context, /*standing=*/false);
+  }
+  Status recv_standing(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                       std::uint64_t ignore, void* context) override {
+    return post_recv(src, buf, len, tag, ignore, context, /*standing=*/true);
+  }
   bool recv_now(PeerId src, void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore,
                 Completion* out) override {
     if (src != kAnyPeer && (src >= routes_.size() || failed_[src] != 0)) return false;
@@ -101,6 +107,8 @@ class Transport final : public Endpoint {
  private:
   enum class Route : unsigned char { shm, net };
   Status unknown_peer(PeerId peer);
+  Status post_recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                   std::uint64_t ignore, void* context, bool standing);
   // Before a probe: the endpoints hand what has arrived to the matcher.
   void take_in();
 

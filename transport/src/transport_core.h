@@ -35,6 +35,7 @@ inline OpRecord* new_op(OpPool& pool, OpKind kind, PeerId peer, void* context) {
   op->kind = kind;
   op->orphaned = false;
   op->cancel_requested = false;
+  op->standing = false;
   op->stage = 0;
   op->seq = 0;
   op->ignore = 0;

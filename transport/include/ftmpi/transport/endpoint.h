@@ -82,6 +82,14 @@ class Endpoint {
   virtual bool try_inject(PeerId, const void*, std::size_t, std::uint64_t) { return false; }
   virtual Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                       std::uint64_t ignore, void* context) = 0;
+  // recv() for a receive that stays posted whatever the application does, waiting for what
+  // may come (the library's agreement and notice messages): the same, except that the
+  // transport does not take it for a sign that this process is in the middle of an exchange
+  // (shm: large sends while a large receive is posted are read by the receiver with CMA).
+  virtual Status recv_standing(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
+                               std::uint64_t ignore, void* context) {
+    return recv(src, buf, len, tag, ignore, context);
+  }
   // A receive that a message already here completes at once, or nothing at all: true when
   // the oldest waiting message it accepts (matched exactly as recv() would) was small, fit
   // len, and is now in buf, described by *out (context nullptr; no Completion from poll());
