@@ -11,7 +11,10 @@
 #                         ones f77/..., f90/..., f08/..., and ft, MPICH's ULFM tests)
 #   Environment: FTMPI_BUILD_DIR (default build: its bin/mpicc and bin/mpirun),
 #                MPICH_SUITE_WORK (default a new temporary directory; kept, for the logs),
-#                MPICH_SUITE_TIMEOUT seconds per run (default 60), MPICH_SUITE_MAXNP (16).
+#                MPICH_SUITE_TIMEOUT seconds per run (default 60), MPICH_SUITE_MAXNP (16),
+#                MPICH_SUITE_PRELOAD a library every rank preloads: with a sanitized build,
+#                MPICH's programs (not built with -fsanitize) need ASan's runtime preloaded
+#                (/lib/x86_64-linux-gnu/libasan.so.8) for it to see their heap.
 #
 # Verdicts, one line per testlist entry: PASS (exit 0 and MPICH's "No Errors"), FAIL (the run
 # failed; the log has its output), TIMEOUT, NEEDS (the program calls MPI functions ftmpi does
@@ -287,6 +290,7 @@ for d in $dirs; do
     # resultTest=TestStatus/TestErrFatal: the program must end with a non-zero status;
     # timeLimit=N: mpirun's own --timeout.
     args=() launch=() expect_fail=0 status_free=0 xfail=""
+    [ -n "${MPICH_SUITE_PRELOAD:-}" ] && launch+=(-x "LD_PRELOAD=$MPICH_SUITE_PRELOAD")
     [ $ulfm -eq 1 ] && launch+=(--with-ft ulfm)
     for w in $rest; do
       case $w in

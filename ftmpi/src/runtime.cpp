@@ -3,6 +3,8 @@
 #include <pmix.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,7 +16,9 @@
 namespace ftmpi {
 namespace {
 
-Runtime* g_runtime_for_events = nullptr;
+// Read by PMIx's event thread (on_proc_failure), set by the thread that initializes and
+// finalizes.
+std::atomic<Runtime*> g_runtime_for_events{nullptr};
 
 bool get_u32(const pmix_proc_t* proc, const char* key, std::uint32_t* out) {
   pmix_value_t* val = nullptr;
@@ -31,9 +35,11 @@ bool get_u32(const pmix_proc_t* proc, const char* key, std::uint32_t* out) {
 }
 
 // What a believable failure event must carry; written before the handler is registered and
-// only read by it afterwards.
-std::string g_event_seal;  // FTMPI_EVENT_SEAL from our daemon; empty under another launcher
-std::string g_nspace;
+// only read by it afterwards. Never destroyed: a process that exits without MPI_Finalize runs
+// the static destructors while PMIx's event thread may still be in the handler (ASan saw it
+// read a freed seal under MPICH's ft/multi_isendalive, whose ranks call exit(1)).
+std::string& g_event_seal = *new std::string;  // FTMPI_EVENT_SEAL from our daemon; empty under another launcher
+std::string& g_nspace = *new std::string;
 
 // The largest process index a job can have (the daemon's limit: 16-bit PMIx local ranks).
 constexpr pmix_rank_t kMaxProcIndex = 65535;
@@ -95,9 +101,8 @@ void on_proc_failure(size_t, pmix_status_t, const pmix_proc_t* source, pmix_info
                      size_t ninfo, pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc,
                      void* cbdata) {
   std::vector<int> failed = believable_failures(source, info, ninfo);
-  if (!failed.empty() && g_runtime_for_events != nullptr) {
-    g_runtime_for_events->push_failures(failed);
-  }
+  Runtime* runtime = g_runtime_for_events.load(std::memory_order_acquire);
+  if (!failed.empty() && runtime != nullptr) runtime->push_failures(failed);
   if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
 }
 
@@ -169,10 +174,38 @@ bool Runtime::init(std::string* err) {
   if (auto seal = knobs::raw(knobs::Id::event_seal)) {
     g_event_seal = *seal;  // left in the environment: unsetenv races PMIx's threads' getenv
   }
-  g_runtime_for_events = this;
+  g_runtime_for_events.store(this, std::memory_order_release);
   pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED};
-  PMIx_Register_event_handler(codes, 1, nullptr, 0, on_proc_failure, nullptr, nullptr);
+  // Without a callback the registration blocks and returns the handler's reference (>= 0).
+  const pmix_status_t ref =
+      PMIx_Register_event_handler(codes, 1, nullptr, 0, on_proc_failure, nullptr, nullptr);
+  if (ref >= 0) event_handler_ = ref;
   return true;
+}
+
+Runtime::~Runtime() {
+  if (connected_) release_event_handler();
+}
+
+// PMIx's event thread runs the handlers one at a time, and it is the thread that removes one:
+// once the removal's callback has run, on_proc_failure is not running and never will again.
+// Waited for at most 2 s (a wedged event thread must not hang the exit).
+void Runtime::release_event_handler() {
+  g_runtime_for_events.store(nullptr, std::memory_order_release);
+  if (event_handler_ < 0) return;
+  static std::atomic<bool> removed;
+  removed.store(false, std::memory_order_relaxed);
+  auto done = [](pmix_status_t, void* flag) {
+    static_cast<std::atomic<bool>*>(flag)->store(true, std::memory_order_release);
+  };
+  if (PMIx_Deregister_event_handler(static_cast<size_t>(event_handler_), done, &removed) ==
+      PMIX_SUCCESS) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!removed.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) {
+      usleep(200);
+    }
+  }
+  event_handler_ = -1;
 }
 
 // exchange_addresses: runtime_startup.cpp.
@@ -308,7 +341,8 @@ std::vector<int> Runtime::take_failures() {
 
 void Runtime::finalize() {
   if (!connected_) return;
-  g_runtime_for_events = nullptr;
+  g_runtime_for_events.store(nullptr, std::memory_order_release);
+  event_handler_ = -1;  // PMIx_Finalize ends its event thread, handlers and all
   PMIx_Finalize(nullptr, 0);
   connected_ = false;
 }

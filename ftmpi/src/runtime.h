@@ -19,6 +19,10 @@ class Runtime {
   // case the caller runs as a singleton.
   bool init(std::string* err);
   void finalize();
+  // A process that exits without MPI_Finalize destroys the library (static destructors) while
+  // PMIx's event thread lives on: the failure handler is taken out first, so it never runs on
+  // a destroyed Runtime (runtime.cpp, release_event_handler).
+  ~Runtime();
   // Ends the job: `reason` says why, without rank or code (they are added once, here or by
   // mpirun, which receives it through PMIx_Abort).
   [[noreturn]] void abort(int code, const std::string& reason);
@@ -78,6 +82,8 @@ class Runtime {
 
  private:
   bool connected_ = false;
+  long event_handler_ = -1;  // PMIx's reference for on_proc_failure; -1 none
+  void release_event_handler();
   int rank_ = 0;
   int size_ = 1;
   int universe_size_ = 1;
