@@ -38,7 +38,8 @@ bool get_u32(const pmix_proc_t* proc, const char* key, std::uint32_t* out) {
 // only read by it afterwards. Never destroyed: a process that exits without MPI_Finalize runs
 // the static destructors while PMIx's event thread may still be in the handler (ASan saw it
 // read a freed seal under MPICH's ft/multi_isendalive, whose ranks call exit(1)).
-std::string& g_event_seal = *new std::string;  // FTMPI_EVENT_SEAL from our daemon; empty under another launcher
+// g_event_seal: FTMPI_EVENT_SEAL from our daemon; empty under another launcher.
+std::string& g_event_seal = *new std::string;
 std::string& g_nspace = *new std::string;
 
 // The largest process index a job can have (the daemon's limit: 16-bit PMIx local ranks).

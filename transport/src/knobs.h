@@ -23,7 +23,7 @@ struct Knobs {
   unsigned long shm_bulk_kb = 512;
   unsigned long shm_bulk_slots = 4;
   // FTMPI_SHM_EXCHANGE_CMA (auto, 0, 1) and FTMPI_OVERSUBSCRIBED (mpirun's, job-wide): whether
-  // a large send to a peer we also receive from goes by CMA (ShmEndpoint::exchange_by_cma).
+  // a large send while a large receive is posted goes by CMA (ShmEndpoint::exchange_by_cma).
   enum class ExchangeCma : unsigned char { automatic, never, always };
   ExchangeCma shm_exchange_cma = ExchangeCma::automatic;
   bool oversubscribed = false;
