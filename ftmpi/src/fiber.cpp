@@ -50,12 +50,9 @@
 extern "C" void ftmpi_fiber_switch(void** save, void* to);
 extern "C" void ftmpi_fiber_enter(void** save, void* top);
 asm(R"(
-  .text
-  .p2align 4
-  .globl ftmpi_fiber_switch
-  .hidden ftmpi_fiber_switch
-  .type ftmpi_fiber_switch, @function
-ftmpi_fiber_switch:
+  # Both entries' first half: the callee-saved registers and the control words onto this
+  # stack, its pointer into *save (%rdi), then onto the stack at %rsi.
+  .macro ftmpi_fiber_save_and_move
   pushq %rbp
   pushq %rbx
   pushq %r12
@@ -67,6 +64,15 @@ ftmpi_fiber_switch:
   fnstcw 4(%rsp)
   movq %rsp, (%rdi)
   movq %rsi, %rsp
+  .endm
+
+  .text
+  .p2align 4
+  .globl ftmpi_fiber_switch
+  .hidden ftmpi_fiber_switch
+  .type ftmpi_fiber_switch, @function
+ftmpi_fiber_switch:
+  ftmpi_fiber_save_and_move
 .Lftmpi_fiber_restore:
   ldmxcsr (%rsp)
   fldcw 4(%rsp)
@@ -85,17 +91,7 @@ ftmpi_fiber_switch:
   .hidden ftmpi_fiber_enter
   .type ftmpi_fiber_enter, @function
 ftmpi_fiber_enter:
-  pushq %rbp
-  pushq %rbx
-  pushq %r12
-  pushq %r13
-  pushq %r14
-  pushq %r15
-  subq $8, %rsp
-  stmxcsr (%rsp)
-  fnstcw 4(%rsp)
-  movq %rsp, (%rdi)
-  movq %rsi, %rsp
+  ftmpi_fiber_save_and_move
   call ftmpi_fiber_run
   movq %rax, %rsp
   jmp .Lftmpi_fiber_restore
