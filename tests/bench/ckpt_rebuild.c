@@ -94,6 +94,7 @@ static void usage(const char *prog)
 
 /* Timestamps combined with one MPI_MAX allreduce; start times enter negated. */
 enum { NEG_DETECT, SURV_DUP, SURV_RECOVER, REP_MAIN, REP_INIT, REP_ALLOC, REP_DUP, REP_RECOVER, NTIMES };
+enum { LEFT_BARRIER_TAG = 77 }; /* survivor -> victim: "I have left the barrier after the save" */
 
 int main(int argc, char **argv)
 {
@@ -172,7 +173,15 @@ int main(int argc, char **argv)
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
             k++;
-            if (rank == victim) raise(SIGKILL);
+            /* The victim dies only once every survivor has left that barrier: a death while a
+             * slower rank is still inside it may (rightly) fail that rank's barrier. Each
+             * survivor tells the victim so with an eager zero-byte send, which completes locally. */
+            if (rank == victim) {
+                for (int i = 1; i < np; i++)
+                    MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, LEFT_BARRIER_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                raise(SIGKILL);
+            }
+            MPI_Send(NULL, 0, MPI_BYTE, victim, LEFT_BARRIER_TAG, MPI_COMM_WORLD);
             fill(data, words, rank, -1); /* recovery must bring save k-1 back */
             rc = MPI_Barrier(MPI_COMM_WORLD);
             t[NEG_DETECT] = -now();
