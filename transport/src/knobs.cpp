@@ -18,10 +18,11 @@ Knobs Knobs::from_environment() {
   if ((ring_kb & (ring_kb - 1)) == 0) k.shm_ring_kb = ring_kb;
   k.shm_bulk_kb = static_cast<unsigned long>(knobs::integer(Id::shm_bulk_kb));
   k.shm_bulk_slots = static_cast<unsigned long>(knobs::integer(Id::shm_bulk_slots));
-  const std::string exchange = knobs::text(Id::shm_exchange_cma);
-  k.shm_exchange_cma = exchange == "1"   ? Knobs::ExchangeCma::always
-                       : exchange == "0" ? Knobs::ExchangeCma::never
-                                         : Knobs::ExchangeCma::automatic;
+  k.shm_direct_min = static_cast<std::size_t>(knobs::integer(Id::shm_direct_min));
+  const std::string single_copy = knobs::text(Id::shm_single_copy);
+  k.shm_single_copy = single_copy == "1"   ? Knobs::SingleCopy::always
+                      : single_copy == "0" ? Knobs::SingleCopy::never
+                                           : Knobs::SingleCopy::automatic;
   k.oversubscribed = knobs::flag(Id::oversubscribed);
   k.nhosts = static_cast<unsigned long>(knobs::integer(Id::nhosts));
   if (auto a = knobs::get_if_set(Id::net_addr)) k.net_addr = a->text;

@@ -22,10 +22,12 @@ struct Knobs {
   unsigned long shm_ring_kb = 64;
   unsigned long shm_bulk_kb = 512;
   unsigned long shm_bulk_slots = 4;
-  // FTMPI_SHM_EXCHANGE_CMA (auto, 0, 1) and FTMPI_OVERSUBSCRIBED (mpirun's, job-wide): whether
-  // a large send while a large receive is posted goes by CMA (ShmEndpoint::exchange_by_cma).
-  enum class ExchangeCma : unsigned char { automatic, never, always };
-  ExchangeCma shm_exchange_cma = ExchangeCma::automatic;
+  // FTMPI_SHM_SINGLE_COPY (auto, 0, 1), FTMPI_SHM_DIRECT_MIN and FTMPI_OVERSUBSCRIBED
+  // (mpirun's, job-wide): whether a large send goes by CMA rather than staged
+  // (ShmEndpoint::send_by_cma): one while a large receive is posted, or any from direct_min.
+  enum class SingleCopy : unsigned char { automatic, never, always };
+  SingleCopy shm_single_copy = SingleCopy::automatic;
+  std::size_t shm_direct_min = std::size_t{64} << 10;  // 0: exchanges only
   bool oversubscribed = false;
   // Set by ftmpid for a job on several hosts: with nhosts > 1 and the shm provider, peers on
   // other hosts go through libfabric (tcp;ofi_rxm) bound to net_addr (empty: libfabric picks).

@@ -92,7 +92,7 @@ class Matcher {
             Completion* out);
   // Whether a receive of at least min_len bytes is posted and unmatched (standing ones aside:
   // post_recv's `standing`, Endpoint::recv_standing): a large send now is then half of an
-  // exchange (ShmEndpoint::exchange_by_cma). Any source: the library posts a collective's
+  // exchange (ShmEndpoint::send_by_cma). Any source: the library posts a collective's
   // receives as wildcards and names the source in the tag bits.
   bool expects_large(std::size_t min_len) const {
     for (const OpRecord* op = posted_.head(); op != nullptr; op = op->next) {

@@ -254,7 +254,7 @@ ShmEndpoint::Posted ShmEndpoint::post(OpRecord* op, bool briefly) {
   // A large message: announce it (in order with the small ones). Up to a bulk slot's size it
   // is staged in one of ours (kept across a deferral); else the receiver reads it with CMA,
   // and through a private ring we can help it copy (help_copy).
-  const bool bulk = op->bulk_slot >= 0 || (!exchange_by_cma(*op) && bulk_stage(op));
+  const bool bulk = op->bulk_slot >= 0 || (!send_by_cma(*op) && bulk_stage(op));
   const bool split_ok = !bulk && op->len >= wire::kSplitMin && p.path == Peer::Path::ring;
   const wire::Header h{op->tag, wire::kRtsBit | (bulk ? wire::kBulkBit : wire::kCmaBit) |
                                     (split_ok ? wire::kSplitOkBit : 0) | op->seq};

@@ -146,9 +146,9 @@ class ShmEndpoint final : public LargeMessageChannel {
 
   // Large messages (shm_large.cpp).
   bool bulk_stage(OpRecord* op);  // copies op's payload into free bulk pages, if any
-  // A large send that goes by CMA although it would fit in bulk pages: half of an exchange
-  // (FTMPI_SHM_EXCHANGE_CMA, shm_large.cpp says when and why).
-  bool exchange_by_cma(const OpRecord& op);
+  // A large send that goes by CMA although it would fit in bulk pages: half of an exchange,
+  // or from FTMPI_SHM_DIRECT_MIN any (shm_large.cpp says when and why).
+  bool send_by_cma(const OpRecord& op);
   void bulk_release(OpRecord* op);
   static std::size_t bulk_pages_of(std::size_t len);
   const unsigned char* bulk_payload(const Arrival& a);

@@ -1,6 +1,7 @@
 // The shm endpoint's large messages (wire.h): bulk slots, CMA reads with the sender's help
 // (the shared copy of shm_ring.h), the FINs that complete them, and the stream through the
 // ring when neither copy can be used.
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -12,7 +13,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <vector>
 
 #include "shm_endpoint.h"
 
@@ -51,35 +51,42 @@ int cma_read(std::uint64_t self, std::uint64_t pid, void* dst, std::uint64_t add
   return cma_copy(Cma::read, pid, dst, addr, len);
 }
 
-// Whether process_vm_readv here costs under 3 memcpys of the same 256 KiB (the best of 5 after
-// 2 warm-ups each, reading our own memory; once per process, ~0.5 ms). Where it does (a KVM
+// Whether process_vm_readv here costs under 3 memcpys of the same 128 KiB (the best of 2 after
+// a warm-up each, reading our own memory; once per process, ~0.1 ms). Where it does (a KVM
 // guest: ~2x), a receiver's one CMA read beats the sender's and the receiver's two copies of
 // a staged message when both ranks are busy copying anyway; where system calls and page
 // pinning cost more (the other VM this was measured on: a 512 KiB CMA read 48-53 µs against
-// 26-33 µs for a staged transfer's two copies), staging stays.
+// 26-33 µs for a staged transfer's two copies), staging stays. It runs inside the first large
+// exchange, so it must be cheap: its buffers are mapped populated (a page fault one at a time
+// cost ~1.7 µs each here, and the first version's 512 KiB of fresh heap and 7 rounds took
+// ~0.5 ms: MPICH's perf/sendrecvl saw its 32 KiB step three times slower than its 16 KiB one).
 bool cma_cheap_here() {
   static const bool cheap = [] {
-    constexpr std::size_t kBytes = std::size_t{256} << 10;
-    std::vector<unsigned char> from(kBytes, 1), to(kBytes, 2);
+    constexpr std::size_t kBytes = std::size_t{128} << 10;
+    void* map = mmap(nullptr, 2 * kBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (map == MAP_FAILED) return false;
+    auto* from = static_cast<unsigned char*>(map);
+    unsigned char* to = from + kBytes;
+    std::memset(from, 1, kBytes);
     const auto self = static_cast<std::uint64_t>(getpid());
     using Clock = std::chrono::steady_clock;
     Clock::duration copy = Clock::duration::max(), cma = Clock::duration::max();
-    for (int i = 0; i < 7; ++i) {
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; ++i) {
       auto t0 = Clock::now();
-      std::memcpy(to.data(), from.data(), kBytes);
-      asm volatile("" : : "r"(to.data()) : "memory");  // the copy is not optimised away
+      std::memcpy(to, from, kBytes);
+      asm volatile("" : : "r"(to) : "memory");  // the copy is not optimised away
       auto t1 = Clock::now();
-      if (cma_copy(Cma::read, self, to.data(), reinterpret_cast<std::uintptr_t>(from.data()),
-                   kBytes) != 0) {
-        return false;
-      }
+      ok = cma_copy(Cma::read, self, to, reinterpret_cast<std::uintptr_t>(from), kBytes) == 0;
       auto t2 = Clock::now();
-      if (i >= 2) {
+      if (i >= 1) {
         copy = std::min(copy, t1 - t0);
         cma = std::min(cma, t2 - t1);
       }
     }
-    return cma < 3 * copy;
+    munmap(map, 2 * kBytes);
+    return ok && cma < 3 * copy;
   }();
   return cheap;
 }
@@ -92,18 +99,23 @@ bool cma_cheap_here() {
 // receive is posted: alltoall, sendrecv, a halo exchange, a ring), it will not leave before
 // its peers have run anyway, and every side is copying at once, so the cheaper copy wins:
 // 2-rank 64 KiB alltoall 12.6 -> 8.6 µs, 256 KiB 46 -> 26 µs on a KVM guest (Open MPI, which
-// reads with CMA: 8.3-9.3, 27-28). One-way traffic (a ping-pong, bcast, a window of sends)
-// finds no such receive and stays staged (64 KiB ping-pong: 9.0 µs staged, 10.9 by CMA).
+// reads with CMA: 8.3-9.3, 27-28). From FTMPI_SHM_DIRECT_MIN (64 KiB) one-way sends go by
+// CMA as well, as Open MPI's and MPICH's do: the staging copy costs more than the wait for the
+// read there. Ping-pong, data rewritten each time, 128 KiB 33 -> 24 µs a round trip, 512 KiB
+// 118 -> 66 (32-64 KiB about even); with the unchanged buffers of osu_latency, whose clean
+// lines stay in the reader's cache, 64 KiB 25 -> 8.3 (Open MPI 9.2). Below 64 KiB staging
+// wins when the data changes (32 KiB 13 against 14.5 µs), so only exchanges use CMA there.
 // Not when ranks share cores: there a staged send spares a hand-over of the core per message.
-bool ShmEndpoint::exchange_by_cma(const OpRecord& op) {
-  constexpr std::size_t kExchangeCmaMin = std::size_t{32} << 10;
+bool ShmEndpoint::send_by_cma(const OpRecord& op) {
+  constexpr std::size_t kExchangeMin = std::size_t{32} << 10;
   const Knobs& k = core_.knobs;
-  if (op.len < kExchangeCmaMin || !k.shm_cma || cma_refused_ ||
-      k.shm_exchange_cma == Knobs::ExchangeCma::never ||
-      !core_.matcher.expects_large(kExchangeCmaMin)) {
+  if (op.len < kExchangeMin || !k.shm_cma || cma_refused_ ||
+      k.shm_single_copy == Knobs::SingleCopy::never) {
     return false;
   }
-  if (k.shm_exchange_cma == Knobs::ExchangeCma::always) return true;
+  const bool direct = k.shm_direct_min != 0 && op.len >= k.shm_direct_min;
+  if (!direct && !core_.matcher.expects_large(kExchangeMin)) return false;
+  if (k.shm_single_copy == Knobs::SingleCopy::always) return true;
   return !k.oversubscribed && cma_cheap_here();
 }
 

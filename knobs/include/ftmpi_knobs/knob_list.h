@@ -132,12 +132,18 @@
   FTMPI_KNOB(shm_cma, "FTMPI_SHM_CMA", flag, "1", 0, 0, "", "transport",                        \
              "1: shm receivers read large messages with process_vm_readv; 0: payloads not in "  \
              "a bulk slot are streamed through the ring")                                       \
-  FTMPI_KNOB(shm_exchange_cma, "FTMPI_SHM_EXCHANGE_CMA", choice, "auto", 0, 0, "auto|0|1",      \
+  FTMPI_KNOB(shm_single_copy, "FTMPI_SHM_SINGLE_COPY", choice, "auto", 0, 0, "auto|0|1",        \
              "transport",                                                                       \
              "shm sends of 32 KiB and more while this process has a receive of 32 KiB or more " \
-             "posted (an exchange): 1 the receiver reads them with process_vm_readv, 0 they "   \
-             "are staged in bulk pages like one-way ones, auto 1 when the job is not "          \
-             "oversubscribed and process_vm_readv costs under 3 memcpys here (timed once)")    \
+             "posted (an exchange), and all from FTMPI_SHM_DIRECT_MIN bytes: 1 the receiver "   \
+             "reads them with process_vm_readv (one copy; the send completes once read), 0 "    \
+             "they are staged in bulk pages up to a slot's size (complete at once), auto 1 "    \
+             "when the job is not oversubscribed and process_vm_readv costs under 3 memcpys "   \
+             "here (timed once)")                                                               \
+  FTMPI_KNOB(shm_direct_min, "FTMPI_SHM_DIRECT_MIN", size, "64K", 0, 1.0 * (1ull << 62), "",   \
+             "transport",                                                                       \
+             "message bytes from which every shm send, not only half of an exchange, follows "  \
+             "FTMPI_SHM_SINGLE_COPY; 0: only exchanges do")                                     \
   FTMPI_KNOB(shm_ring, "FTMPI_SHM_RING", flag, "1", 0, 0, "", "transport",                      \
              "1: each sender claims a private ring in its receiver's region; 0: every sender "  \
              "uses the receiver's one shared ring (under a lock)")                              \

@@ -1,6 +1,6 @@
 /* How a large shm send to a peer goes: staged in the sender's bulk pages (the send completes
  * at once) or read by the receiver with CMA (it completes when the receiver has read it),
- * ShmEndpoint::exchange_by_cma. Rank 0 sends 64 KiB to rank 1, which waits 1 s before it
+ * ShmEndpoint::send_by_cma. Rank 0 sends 64 KiB to rank 1, which waits 1 s before it
  * receives; in "exchange" mode rank 0 first posts a 64 KiB receive from rank 1 (the send is
  * half of an exchange), in "oneway" mode it posts none, though the library's own standing
  * receives (256 KiB) are always posted. Rank 0 tests its send for 0.3 s and reports whether
