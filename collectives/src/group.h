@@ -162,7 +162,7 @@ class Requests {
 // send goes first: nothing arrives before the wait drives progress anyway, and the partner,
 // who waits for it, gets it that much sooner. A large receive is posted first: the transport
 // then knows the send is half of an exchange, which on shared memory it may hand to the
-// receiver's single copy instead of staging it (ShmEndpoint::exchange_by_cma).
+// receiver's single copy instead of staging it (ShmEndpoint::send_by_cma).
 inline Status exchange(P2P& p2p, int dst, const void* sbuf, std::size_t sbytes, int src,
                        void* rbuf, std::size_t rbytes, int tag) {
   constexpr std::size_t kLargeReceiveFirst = std::size_t{32} << 10;
