@@ -1,7 +1,10 @@
 /* window_bw.c — windowed point-to-point bandwidth between ranks 0 and 1, the pattern the OSU
  * micro-benchmarks measure (osu_bw, osu_bibw), where ping-pong (pingpong.c) measures one
  * message at a time: a window of W nonblocking sends (the receiver: W nonblocking receives),
- * MPI_Waitall, then a 4-byte reply; bibw posts both directions' windows at once.
+ * MPI_Waitall, then a 4-byte reply; bibw posts both directions' windows at once. lat is
+ * osu_latency's ping-pong: MPI_Send then MPI_Recv, a send buffer and a receive buffer per
+ * rank, the sent bytes never rewritten (pingpong.c sends back what it received), reported as
+ * bytes per half round trip (MBps; latency = bytes / MBps).
  *
  * Each size: warm-up, calibration to -t seconds per repetition, -r timed repetitions (median
  * reported as BENCH lines, bench_util.h; MBps = bytes moved one way per second, both ways for
@@ -26,6 +29,7 @@ typedef struct {
 
 typedef struct {
     int bibw;
+    int lat;
     int window;
     long min_bytes, max_bytes;
     bench_opts o;
@@ -35,7 +39,7 @@ static unsigned char pattern(long i, int msg, int bytes) { return (unsigned char
 
 static void parse(int argc, char **argv, options *p)
 {
-    p->bibw = 0;
+    p->bibw = p->lat = 0;
     p->window = 64;
     p->min_bytes = 1;
     p->max_bytes = 4L << 20;
@@ -43,7 +47,10 @@ static void parse(int argc, char **argv, options *p)
     p->o.target_s = 0.05;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-m") && i + 1 < argc) {
-            p->bibw = !strcmp(argv[++i], "bibw");
+            i++;
+            p->bibw = !strcmp(argv[i], "bibw");
+            p->lat = !strcmp(argv[i], "lat");
+            if (!p->bibw && !p->lat && strcmp(argv[i], "bw") != 0) p->max_bytes = -1;
         } else if (!strcmp(argv[i], "-w") && i + 1 < argc) {
             p->window = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
@@ -58,7 +65,7 @@ static void parse(int argc, char **argv, options *p)
     }
     if (p->window < 1 || p->window > MAX_WINDOW || p->min_bytes < 1 || p->max_bytes < p->min_bytes ||
         p->max_bytes > (64L << 20) || p->o.reps < 1 || p->o.reps > 99 || p->o.target_s <= 0) {
-        fprintf(stderr, "usage: %s [-m bw|bibw] [-w window<=%d] [-s min:max bytes] [-r reps] [-t s]\n",
+        fprintf(stderr, "usage: %s [-m bw|bibw|lat] [-w window<=%d] [-s min:max bytes] [-r reps] [-t s]\n",
                 argv[0], MAX_WINDOW);
         exit(2);
     }
@@ -89,6 +96,15 @@ static void window(const options *p, unsigned char *sbuf, unsigned char *rbuf, i
                    int rank)
 {
     static MPI_Status st[2 * MAX_WINDOW]; /* filled, as OSU's are (and GCC warns of IGNORE) */
+    if (p->lat) {
+        if (verify && rank == 0)
+            for (long i = 0; i < bytes; i++) sbuf[i] = pattern(i, 0, bytes);
+        if (rank == 0) MPI_Send(sbuf, bytes, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, bytes, MPI_BYTE, 1 - rank, TAG_DATA, MPI_COMM_WORLD, st);
+        if (verify && !check(rbuf, 0, bytes, rank)) MPI_Abort(MPI_COMM_WORLD, 4);
+        if (rank == 1) MPI_Send(verify ? rbuf : sbuf, bytes, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
+        return;
+    }
     MPI_Request req[2 * MAX_WINDOW];
     int n = 0, peer = 1 - rank, w = verify ? verify_window(p, bytes) : p->window;
     int sends = rank == 0 || p->bibw, recvs = rank == 1 || p->bibw;
@@ -135,12 +151,13 @@ static void measure(const options *p, unsigned char *sbuf, unsigned char *rbuf, 
     if (t2 < t) t = t2;
     int iters = bench_iters_for(p->o.target_s, probe, t);
     double samples[99];
-    long moved = (long)bytes * p->window * (p->bibw ? 2 : 1);
+    long moved = p->lat ? 2L * bytes : (long)bytes * p->window * (p->bibw ? 2 : 1);
+    const char *name = p->lat ? "lat" : p->bibw ? "bibw" : "bw";
     for (int r = 0; r < p->o.reps; r++)  /* time per window, so bench_report's MBps = moved / it */
         samples[r] = batch(p, sbuf, rbuf, bytes, iters, 0) / iters * 1e6;
     batch(p, sbuf, rbuf, bytes, 1, 1);
-    bench_report(p->bibw ? "bibw" : "bw", "bandwidth", moved, 2, iters, p->o.reps, samples);
-    printf("# %s %d B: %.1f MB/s\n", p->bibw ? "bibw" : "bw", bytes, moved / samples[p->o.reps / 2]);
+    bench_report(name, "bandwidth", moved, 2, iters, p->o.reps, samples);
+    printf("# %s %d B: %.1f MB/s\n", name, bytes, moved / samples[p->o.reps / 2]);
 }
 
 int main(int argc, char **argv)
@@ -160,8 +177,8 @@ int main(int argc, char **argv)
     unsigned char *sbuf = rank < 2 ? bench_alloc(room) : NULL;
     unsigned char *rbuf = rank < 2 ? bench_alloc(room) : NULL;
     if (rank == 0) {
-        printf("# window_bw %s: ranks 0<->1, window %d, %d reps of ~%.3f s\n", p.bibw ? "bibw" : "bw",
-               p.window, p.o.reps, p.o.target_s);
+        printf("# window_bw %s: ranks 0<->1, window %d, %d reps of ~%.3f s\n",
+               p.lat ? "lat" : p.bibw ? "bibw" : "bw", p.lat ? 1 : p.window, p.o.reps, p.o.target_s);
         for (long b = p.min_bytes; b <= p.max_bytes; b *= 2) measure(&p, sbuf, rbuf, (int)b);
         command stop = {0, 0, 0};
         MPI_Send(&stop, 3, MPI_INT, 1, TAG_CTL, MPI_COMM_WORLD);

@@ -1,8 +1,9 @@
 #!/bin/bash
-# tests/bench/window_bw.sh — windowed bandwidth (window_bw.c: OSU's osu_bw / osu_bibw pattern)
+# tests/bench/window_bw.sh — windowed bandwidth (window_bw.c: OSU's osu_bw / osu_bibw pattern,
+# and with --mode lat osu_latency's ping-pong, as bytes per half round trip)
 # of ftmpi next to MPICH and Open MPI, taking turns, medians over rounds.
 #
-# usage: tests/bench/window_bw.sh [--build DIR] [--out DIR] [--rounds K] [--mode "bw bibw"]
+# usage: tests/bench/window_bw.sh [--build DIR] [--out DIR] [--rounds K] [--mode "bw bibw lat"]
 #                                 [--sizes MIN:MAX] [--window W] [--reps R] [--target S]
 #                                 [--impl "ftmpi mpich openmpi"] [--osu OSU_SRC_DIR]
 #   --build DIR   ftmpi build tree (its bin/mpicc, bin/mpirun; default build/, or FTMPI_BUILD)
@@ -85,11 +86,11 @@ done
 run() {
   local impl=$1 bench=$2 round=$3 logf=$out/logs/$1-$2-r$3.log
   case $bench in
-    bw|bibw) launch "$impl" "$out/bin/window_bw.$impl" -m "$bench" -w "$window" -s "$sizes" \
+    bw|bibw|lat) launch "$impl" "$out/bin/window_bw.$impl" -m "$bench" -w "$window" -s "$sizes" \
                -r "$reps" -t "$target" >"$logf" 2>&1 || log "$impl $bench failed ($logf)"
              awk -v i="$impl" -v b="$bench" -v r="$round" -v w="$window" '$1 == "BENCH" {
                  for (k = 2; k <= NF; k++) { split($k, kv, "="); f[kv[1]] = kv[2] }
-                 per = b == "bibw" ? 2 * w : w
+                 per = b == "bibw" ? 2 * w : b == "lat" ? 2 : w
                  printf "%s\t%s\t%d\t%s\t%s\n", i, b, f["bytes"] / per, f["MBps"], r }' "$logf" >>"$results" ;;
     osu_bw|osu_bibw)
              [ -x "$out/bin/$bench.$impl" ] || return 0

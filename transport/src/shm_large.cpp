@@ -99,22 +99,22 @@ bool cma_cheap_here() {
 // receive is posted: alltoall, sendrecv, a halo exchange, a ring), it will not leave before
 // its peers have run anyway, and every side is copying at once, so the cheaper copy wins:
 // 2-rank 64 KiB alltoall 12.6 -> 8.6 µs, 256 KiB 46 -> 26 µs on a KVM guest (Open MPI, which
-// reads with CMA: 8.3-9.3, 27-28). From FTMPI_SHM_DIRECT_MIN (64 KiB) one-way sends go by
-// CMA as well, as Open MPI's and MPICH's do: the staging copy costs more than the wait for the
-// read there. Ping-pong, data rewritten each time, 128 KiB 33 -> 24 µs a round trip, 512 KiB
-// 118 -> 66 (32-64 KiB about even); with the unchanged buffers of osu_latency, whose clean
-// lines stay in the reader's cache, 64 KiB 25 -> 8.3 (Open MPI 9.2). Below 64 KiB staging
-// wins when the data changes (32 KiB 13 against 14.5 µs), so only exchanges use CMA there.
+// reads with CMA: 8.3-9.3, 27-28). From FTMPI_SHM_DIRECT_MIN (32 KiB) one-way sends go by
+// CMA as well, as Open MPI's do above 4 KiB. A ping-pong with the data rewritten each time
+// (pingpong.c): 128 KiB 33 -> 19 µs a round trip, 512 KiB 118 -> 63, 32 KiB even (13.7
+// against 13.9); with osu_latency's unchanged buffers, whose clean lines stay in the
+// reader's cache, 32 KiB 13.8 -> 5.3, 64 KiB 25 -> 8.3 (Open MPI 6.1, 9.2). Below 32 KiB the
+// rewritten case wins by staging (16 KiB 8.2 against 9.0, 8 KiB 4.8 against 6.0), so there
+// only exchanges use CMA (FTMPI_SHM_DIRECT_MIN=4K favours osu_latency instead).
 // Not when ranks share cores: there a staged send spares a hand-over of the core per message.
 bool ShmEndpoint::send_by_cma(const OpRecord& op) {
   constexpr std::size_t kExchangeMin = std::size_t{32} << 10;
   const Knobs& k = core_.knobs;
-  if (op.len < kExchangeMin || !k.shm_cma || cma_refused_ ||
-      k.shm_single_copy == Knobs::SingleCopy::never) {
+  if (!k.shm_cma || cma_refused_ || k.shm_single_copy == Knobs::SingleCopy::never) return false;
+  const bool direct = k.shm_direct_min != 0 && op.len >= k.shm_direct_min;
+  if (!direct && (op.len < kExchangeMin || !core_.matcher.expects_large(kExchangeMin))) {
     return false;
   }
-  const bool direct = k.shm_direct_min != 0 && op.len >= k.shm_direct_min;
-  if (!direct && !core_.matcher.expects_large(kExchangeMin)) return false;
   if (k.shm_single_copy == Knobs::SingleCopy::always) return true;
   return !k.oversubscribed && cma_cheap_here();
 }
