@@ -158,8 +158,8 @@ if [ $compare -eq 1 ]; then
   echo
   echo "| benchmark | size (B) | $(for i in $impls; do printf '%s | ' "$i"; done)ftmpi/MPICH | ftmpi/Open MPI |"
   echo "|---|---:|$(for i in $impls; do printf -- '---:|'; done)---:|---:|"
-  for b in "lat:osu_latency 2 ranks (us):1 8 1024 65536 1048576 4194304" \
-           "bw:osu_bw 2 ranks (MB/s):8 1024 65536 1048576 4194304" \
+  for b in "lat:osu_latency 2 ranks (us):8 1024 4096 16384 32768 65536 262144 1048576 4194304" \
+           "bw:osu_bw 2 ranks (MB/s):8 1024 16384 65536 262144 1048576 4194304" \
            "allred:osu_allreduce 4 ranks (us):8 1024 65536 1048576"; do
     key=${b%%:*}; rest=${b#*:}; name=${rest%%:*}; sizes=${rest#*:}
     for s in $sizes; do

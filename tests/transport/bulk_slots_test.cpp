@@ -111,10 +111,10 @@ int main(int argc, char** argv) {
     // 4. On shm with slots, a message staged in one is sent: its send completes before the
     //    receiver has even posted the receive (as an eager one would), and the buffer may be
     //    reused at once; the receiver still gets the original bytes. Senders in a collective
-    //    used to wait for their receivers to run here. (From FTMPI_SHM_DIRECT_MIN, 32 KiB, a
+    //    used to wait for their receivers to run here. (From FTMPI_SHM_DIRECT_MIN, 16 KiB, a
     //    send may go by CMA instead: shm_large.cpp.)
     {
-      constexpr std::size_t len = 16384;
+      constexpr std::size_t len = 8192;
       const bool staged = s.provider == "shm" && std::getenv("FTMPI_SHM_BULK_SLOTS") == nullptr;
       if (s.rank == 0) {
         fill_pattern(out.data(), len, 31);

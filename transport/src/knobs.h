@@ -27,7 +27,7 @@ struct Knobs {
   // (ShmEndpoint::send_by_cma): one while a large receive is posted, or any from direct_min.
   enum class SingleCopy : unsigned char { automatic, never, always };
   SingleCopy shm_single_copy = SingleCopy::automatic;
-  std::size_t shm_direct_min = std::size_t{32} << 10;  // 0: exchanges only
+  std::size_t shm_direct_min = std::size_t{16} << 10;  // 0: exchanges only
   bool oversubscribed = false;
   // Set by ftmpid for a job on several hosts: with nhosts > 1 and the shm provider, peers on
   // other hosts go through libfabric (tcp;ofi_rxm) bound to net_addr (empty: libfabric picks).

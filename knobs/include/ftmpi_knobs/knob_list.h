@@ -140,7 +140,7 @@
              "they are staged in bulk pages up to a slot's size (complete at once), auto 1 "    \
              "when the job is not oversubscribed and process_vm_readv costs under 3 memcpys "   \
              "here (timed once)")                                                               \
-  FTMPI_KNOB(shm_direct_min, "FTMPI_SHM_DIRECT_MIN", size, "32K", 0, 1.0 * (1ull << 62), "",   \
+  FTMPI_KNOB(shm_direct_min, "FTMPI_SHM_DIRECT_MIN", size, "16K", 0, 1.0 * (1ull << 62), "",   \
              "transport",                                                                       \
              "message bytes from which every shm send, not only half of an exchange, follows "  \
              "FTMPI_SHM_SINGLE_COPY; 0: only exchanges do")                                     \

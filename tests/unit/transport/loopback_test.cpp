@@ -75,12 +75,12 @@ TEST_CASE("loopback: send/recv of small and large messages") {
 
 TEST_CASE("loopback: a send finished at once says so and reports no completion") {
   Pair p;
-  // Inline; staged in a bulk slot (under FTMPI_SHM_DIRECT_MIN, 32 KiB, with no large receive
-  // posted); larger, read by CMA (from 32 KiB where that is cheap, beyond the bulk slot always).
-  for (std::size_t len : {std::size_t{8}, std::size_t{20000}, std::size_t{600000}}) {
+  // Inline; staged in a bulk slot (under FTMPI_SHM_DIRECT_MIN, 16 KiB, with no large receive
+  // posted); larger, read by CMA (from 16 KiB where that is cheap, beyond the bulk slot always).
+  for (std::size_t len : {std::size_t{8}, std::size_t{12000}, std::size_t{600000}}) {
     std::vector<char> out(len, 'y'), in(len, 0);
     int sctx = 0, rctx = 0, mctx = 0, m2 = 0;
-    const bool at_once = len <= 20000;
+    const bool at_once = len <= 12000;
     bool done = !at_once;  // the opposite of the answer expected
     REQUIRE(p.b->recv(0, in.data(), in.size(), 6, 0, &rctx) == Status::ok);
     REQUIRE(p.a->send(0, out.data(), len, 6, &sctx, &done) == Status::ok);
