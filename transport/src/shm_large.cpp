@@ -111,6 +111,9 @@ bool ShmEndpoint::send_by_cma(const OpRecord& op) {
   constexpr std::size_t kExchangeMin = std::size_t{32} << 10;
   const Knobs& k = core_.knobs;
   if (!k.shm_cma || cma_refused_ || k.shm_single_copy == Knobs::SingleCopy::never) return false;
+  // To ourselves there is nobody else to read it: staged, a blocking send to self completes
+  // (up to a bulk slot) instead of waiting for a receive of its own.
+  if (peers_[op.peer].pid == pid_) return false;
   const bool direct = k.shm_direct_min != 0 && op.len >= k.shm_direct_min;
   if (!direct && (op.len < kExchangeMin || !core_.matcher.expects_large(kExchangeMin))) {
     return false;
