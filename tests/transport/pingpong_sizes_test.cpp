@@ -11,10 +11,15 @@ using namespace ftmpi::transport::test;
 
 int main(int argc, char** argv) {
   return run_two_process(argc, argv, [](Side& s) {
-    const std::size_t sizes[] = {0, 1, 8, 4095, 4096, 65536, 1 << 20, 16 << 20, 256u << 20};
+    // Around shm's edges too: the largest inline message (8 KiB less a 16-byte header) and
+    // the single copy's FTMPI_SHM_DIRECT_MIN (16 KiB).
+    const std::size_t sizes[] = {0,     1,     8,     4095,    4096,     8175,     8176,
+                                 8177,  8192,  16383, 16384,   65536,    1 << 20,  16 << 20,
+                                 256u << 20};
+    constexpr std::size_t kMax = 256u << 20;
     Waiter w(*s.ep);
-    std::vector<unsigned char> sbuf(sizes[8]);
-    std::vector<unsigned char> rbuf(sizes[8] + 16);
+    std::vector<unsigned char> sbuf(kMax);
+    std::vector<unsigned char> rbuf(kMax + 16);
     int token_send = 0, token_recv = 0;
     for (std::size_t len : sizes) {
       const std::uint64_t tag = 0x5000 + len;

@@ -20,8 +20,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   size_t max_mib = argc > 1 ? (size_t)atol(argv[1]) : 256;
-  size_t sizes[] = {0, 1, 7, 8, 4095, 4096, 4097, 65536, 65537, 1 << 20, (1 << 20) + 3,
-                    16u << 20, max_mib << 20};
+  size_t sizes[] = {0, 1, 7, 8, 4095, 4096, 4097, 8176, 8177, 16383, 16384, 65536, 65537,
+                    1 << 20, (1 << 20) + 3, 16u << 20, max_mib << 20};
   int nsizes = sizeof sizes / sizeof sizes[0];
   unsigned char *buf = malloc((max_mib << 20) + 16);
   if (size != 2) {
