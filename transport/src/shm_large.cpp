@@ -104,9 +104,10 @@ bool cma_cheap_here() {
 // clean lines stay in the reader's cache), half a round trip: 16 KiB 4.0 -> 1.6 µs, 32 KiB
 // 2.8, 64 KiB 4.7 (MPICH 2.4, 3.4, 5.0; Open MPI 2.3-2.7, 3.3-3.7, 4.8-5.1; staged, 32 and 64
 // KiB took 6.9 and 12.5 in the same pattern). With the data rewritten each time
-// (pingpong.c) 128 KiB 16.5 -> 9.7, 512 KiB 59 -> 32, but 16 KiB 4.0 -> 4.35 (Open MPI 4.85),
-// and below 16 KiB two copies win by more (8 KiB, half a round trip: 2.4 staged, 3.0 by CMA),
-// so there only exchanges use CMA (FTMPI_SHM_DIRECT_MIN=8K favours osu_latency's 8 KiB).
+// (pingpong.c's pattern) 128 KiB 16.5 -> 9.7, 512 KiB 59 -> 32, but 16 KiB 4.0 -> 4.35
+// (Open MPI 4.85), and below 16 KiB two copies win by more (8 KiB, half a round trip: 2.4
+// staged, 3.0 by CMA), so there only exchanges use CMA (FTMPI_SHM_DIRECT_MIN=8K favours
+// osu_latency's 8 KiB).
 // Not when ranks share cores: there a staged send spares a hand-over of the core per message.
 bool ShmEndpoint::send_by_cma(const OpRecord& op) {
   constexpr std::size_t kExchangeMin = std::size_t{32} << 10;
