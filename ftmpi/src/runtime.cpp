@@ -194,7 +194,7 @@ Runtime::~Runtime() {
 void Runtime::release_event_handler() {
   g_runtime_for_events.store(nullptr, std::memory_order_release);
   if (event_handler_ < 0) return;
-  static std::atomic<bool> removed;
+  static std::atomic<bool> removed;  // static: a callback later than the 2 s writes somewhere valid
   removed.store(false, std::memory_order_relaxed);
   auto done = [](pmix_status_t, void* flag) {
     static_cast<std::atomic<bool>*>(flag)->store(true, std::memory_order_release);
