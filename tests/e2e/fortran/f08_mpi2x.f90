@@ -18,6 +18,7 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: extra
     integer :: ierror
     frees = frees + int(extra)
+    extra = extra - 1 ! seen by the caller: MPI hands over its variable, not a copy
     ierror = MPI_SUCCESS
   end subroutine free_fn
   subroutine cancel_fn(extra, complete, ierror)
@@ -35,7 +36,7 @@ program f08_mpi2x
   use, intrinsic :: iso_c_binding
   implicit none
   integer :: rank, nprocs, errs, n, key, buflen, ierr
-  integer(kind=MPI_ADDRESS_KIND) :: val, pos
+  integer(kind=MPI_ADDRESS_KIND) :: val, pos, gstate
   type(MPI_Datatype) :: t1, t2
   type(MPI_Request) :: req
   type(MPI_Status) :: status
@@ -90,7 +91,8 @@ program f08_mpi2x
   if (.not. flag .or. buflen /= 6 .or. value /= 'abc') call bad('get_string', buflen)
   call MPI_Info_free(info)
 
-  call MPI_Grequest_start(query_fn, free_fn, cancel_fn, 7_MPI_ADDRESS_KIND, req)
+  gstate = 7
+  call MPI_Grequest_start(query_fn, free_fn, cancel_fn, gstate, req)
   call MPI_Cancel(req, ierr)
   if (ierr /= MPI_SUCCESS) call bad('cancel before completion', ierr)
   call MPI_Grequest_complete(req)
@@ -98,6 +100,7 @@ program f08_mpi2x
   if (ierr == MPI_SUCCESS) call bad('cancel_fn error not returned', ierr)
   call MPI_Wait(req, status)
   if (queries /= 1 .or. frees /= 7 .or. status%MPI_TAG /= 7) call bad('grequest', queries)
+  if (gstate /= 6) call bad('grequest free_fn did not update extra_state', int(gstate))
 
   d = -2.5d0
   pos = 0

@@ -40,6 +40,7 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: extra
     integer :: ierror
     frees = frees + int(extra)
+    extra = extra - 1 ! seen by the caller: MPI hands over its variable, not a copy
     ierror = MPI_SUCCESS
   end subroutine free_fn
   subroutine cancel_fn(extra, complete, ierror)
@@ -58,7 +59,7 @@ program mpi2x
   implicit none
   integer :: ierr, e2, rank, nprocs, errs, n, t1, t2, t3, ni, na, nd, comb, key, dup, req, cnt, info
   integer :: ints(2)
-  integer(kind=MPI_ADDRESS_KIND) :: addr, sz, val, pos, psize
+  integer(kind=MPI_ADDRESS_KIND) :: addr, sz, val, pos, psize, gstate
   integer(kind=MPI_ADDRESS_KIND) :: dummy_a(1)
   integer :: dummy_t(1)
   integer(kind=8) :: i8(4)
@@ -179,7 +180,8 @@ program mpi2x
   call MPI_Type_free_keyval(key, ierr)
 
   ! A generalized request with Fortran callbacks
-  call MPI_Grequest_start(query_fn, free_fn, cancel_fn, 3_MPI_ADDRESS_KIND, req, ierr)
+  gstate = 3
+  call MPI_Grequest_start(query_fn, free_fn, cancel_fn, gstate, req, ierr)
   call MPI_Cancel(req, ierr)
   call MPI_Test(req, flag, status, ierr)
   if (flag) call bad('grequest done early', 0)
@@ -188,6 +190,7 @@ program mpi2x
   call MPI_Get_count(status, MPI_INTEGER, cnt, ierr)
   if (queries /= 1 .or. frees /= 3 .or. cancels /= 1 .or. status(MPI_SOURCE) /= 3 .or. &
       status(MPI_TAG) /= 5 .or. cnt /= 2 .or. req /= MPI_REQUEST_NULL) call bad('grequest', queries)
+  if (gstate /= 2) call bad('grequest free_fn did not update extra_state', int(gstate))
 
   ! MPI_Pack_external: big-endian INTEGERs, and back
   vals = [1, 258, -1]
