@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -23,7 +24,7 @@ namespace ftmpi::transport::ring {
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x34474e52494d5446ull;  // "FTMIRNG4"
+constexpr std::uint64_t kMagic = 0x35474e52494d5446ull;  // "FTMIRNG5" (after_record's rule)
 // The shared ring's owner word: never 0, so no sender claims it as a private ring.
 constexpr std::uint64_t kSharedOwner = ~std::uint64_t{0};
 constexpr const char* kPrefix = "ftmpi-ring.";
@@ -162,7 +163,7 @@ void Writer::attach(RingControl* control, unsigned char* data, std::size_t bytes
                     std::atomic<std::uint32_t>* bell) {
   bind(control, data, bytes);
   bell_ = bell != nullptr ? bell : &g_no_bell;
-  tail_ = 0;  // a ring is claimed once, fresh
+  tail_ = clean_ = 0;  // a ring is claimed once, fresh
   head_seen_ = control->head.load(std::memory_order_acquire);
 }
 
@@ -172,6 +173,28 @@ namespace {
 constexpr std::size_t lines(std::size_t n) { return (n + kLineBytes - 1) / kLineBytes; }
 
 }  // namespace
+
+// The receiver polls the header slot at its read position, so the slot after each record must
+// read 0 before the record is published. A slot inside a line (the record ends mid-line) is in
+// the record's own line: cleared with it. A line start is cleared kClearAhead lines ahead, a
+// line at a time as the writer passes, while the receiver is still reading lines before it:
+// clearing it just before the record in front of it (as this did) gave that line to the
+// writer right when the caught-up receiver polls it, so it crossed between the CPUs twice per
+// record instead of once. Only free bytes are cleared (below head_seen_ + ring size).
+void Writer::clear_next(std::uint64_t next) {
+  constexpr std::uint64_t kClearAhead = 8 * kLineBytes;
+  if ((next & (kLineBytes - 1)) != 0) {
+    store_header(data_ + (next & mask_), 0, __ATOMIC_RELAXED);
+    return;
+  }
+  if (next < clean_) return;
+  const std::uint64_t free_end = (head_seen_ + mask_ + 1) & ~std::uint64_t{kLineBytes - 1};
+  const std::uint64_t end = std::min(next + kClearAhead, free_end);
+  store_header(data_ + (next & mask_), 0, __ATOMIC_RELAXED);  // push's room check: free
+  std::uint64_t line = next + kLineBytes;
+  for (; line < end; line += kLineBytes) store_header(data_ + (line & mask_), 0, __ATOMIC_RELAXED);
+  clean_ = line;
+}
 
 bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t blen,
                   const void* c, std::size_t clen, std::size_t reserve) {
@@ -195,20 +218,19 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
     lead = static_cast<std::size_t>(size) - pos;
     marker = kWrap;
   }
-  const std::size_t used = lead + record;
+  const std::uint64_t next = after_record(tail_ + lead, record);
   // Room for the record and the next one's header, which is cleared now (and the reserve).
   // On the shared ring the other writers move the tail on while this writer's head_seen_
   // stays where it last looked, so tail_ - head_seen_ can exceed the ring: that is no room
   // known, not (wrapped around) plenty of it. The ring overran its reader that way.
-  const std::size_t need = used + kRecordHeader + reserve;
+  const std::size_t need = static_cast<std::size_t>(next - tail_) + kRecordHeader + reserve;
   auto room = [&] { return tail_ - head_seen_ > size ? 0 : size - (tail_ - head_seen_); };
   if (room() < need) {
     head_seen_ = control_->head.load(std::memory_order_acquire);
     if (room() < need) return false;
   }
   unsigned char* p = marker == kWrap ? data_ : data_ + pos + lead;
-  store_header(data_ + ((static_cast<std::size_t>(p - data_) + record) & mask_), 0,
-               __ATOMIC_RELAXED);
+  clear_next(next);
   copy_small(p + kRecordHeader, a, alen);
   copy_small(p + kRecordHeader + alen, b, blen);
   if (clen != 0) std::memcpy(p + kRecordHeader + alen + blen, c, clen);
@@ -216,7 +238,7 @@ bool Writer::push(const void* a, std::size_t alen, const void* b, std::size_t bl
   // The marker last (its slot is the header this ring's previous push cleared): a receiver
   // that sees it finds the record it points to published.
   if (marker != 0) store_header(data_ + pos, kValid | marker, __ATOMIC_RELEASE);
-  tail_ += used;
+  tail_ = next;
   if (__builtin_expect(bell_->load(std::memory_order_relaxed) != 0, 0)) ring(*bell_);
   return true;
 }

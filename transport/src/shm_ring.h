@@ -20,7 +20,11 @@
 // Records: an 8-byte header, then the bytes, padded to 8. The header is 0 until the record is
 // published; then kValid | length, or a marker: kValid | kWrap to skip to the ring's start,
 // kValid | kSkipLine to skip to the next cache line (a record never touches more lines than
-// its size needs, so the receiver reads one line for a small message). Before it
+// its size needs, so the receiver reads one line for a small message). A record that leaves
+// less than kMinLineRoom bytes of its line free makes the next one start on the next line
+// without a marker (after_record: both ends apply the rule): a marker is a store into the
+// line the receiver is reading, and a stream of 16-32 B messages (40-56 B records, one a line)
+// paid that line's trip back and forth on every message (64 messages: 10.3 -> 8.8 us). Before it
 // publishes a record the sender clears the header that follows it, so the receiver polls just
 // the header at its read position: a message costs the receiver the cache lines the record
 // itself is in (an 8 B message: one), not a separate index line first. The header is stored
@@ -152,6 +156,17 @@ constexpr std::uint32_t kSkipLine = 0xfffffffeu;  // marker: ... at the next cac
 constexpr std::size_t kLineBytes = 64;
 constexpr std::uint64_t kValid = std::uint64_t{1} << 63;
 constexpr std::size_t kRecordHeader = 8;
+// Line space left after a record below which the next record starts on the next line: the
+// smallest usual record (a 0-8 B message with its 16-byte wire header) is 24-32 bytes.
+constexpr std::size_t kMinLineRoom = 32;
+
+// Where the record after one of `record` bytes at `pos` starts (positions count bytes ever
+// written; the ring is a whole number of lines, so lines line up with positions).
+constexpr std::uint64_t after_record(std::uint64_t pos, std::uint64_t record) {
+  const std::uint64_t next = pos + record;
+  const std::uint64_t left = (0 - next) & (kLineBytes - 1);
+  return left < kMinLineRoom ? next + left : next;
+}
 
 // Record headers live in the shared bytes: 8-aligned, accessed atomically in place.
 inline std::uint64_t load_header(const unsigned char* at) {
@@ -188,11 +203,18 @@ class Writer : private RingEnd {
   bool push(const void* a, std::size_t alen, const void* b, std::size_t blen,
             const void* c = nullptr, std::size_t clen = 0, std::size_t reserve = 0);
   // The shared ring keeps its tail in the region (SharedWriter, under its lock).
-  void set_tail(std::uint64_t tail) { tail_ = tail; }
+  void set_tail(std::uint64_t tail) {
+    tail_ = tail;
+    clean_ = tail;  // another writer was here: no line ahead is known clean
+  }
   std::uint64_t tail() const { return tail_; }
 
  private:
+  // Makes the header slot at `next` (where the record after this one starts) read 0.
+  void clear_next(std::uint64_t next);
   std::uint64_t tail_ = 0;  // bytes ever written
+  // Every line start in [tail_, clean_) reads 0 (cleared in this lap, see clear_next).
+  std::uint64_t clean_ = 0;
   std::uint64_t head_seen_ = 0;  // the receiver's head when we last looked
   std::atomic<std::uint32_t>* bell_ = nullptr;  // never null once attached (a dummy without one)
 };
@@ -242,7 +264,7 @@ class Reader : private RingEnd {
   // line between the two CPUs twice per message. Room appears in steps instead, and never
   // later than the receiver's next look at an empty ring, so no sender waits on it for long.
   void consume() {
-    head_ += pending_;
+    head_ = after_record(head_, pending_);
     pending_ = 0;
     if (head_ - published_ >= (mask_ + 1) / 8) publish();
   }

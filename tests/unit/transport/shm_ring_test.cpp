@@ -112,32 +112,69 @@ TEST_CASE("ring: a record never touches more cache lines than its size needs") {
   REQUIRE(sent > 3 * kRingBytes / 64);  // wrapped several times
 }
 
+TEST_CASE("ring: a record that leaves a line nearly full moves the next to a new line unmarked") {
+  Pair p(0x5eed0009);
+  // 16-32 B messages with their 16-byte wire header: 40-56 byte records, one a line. A marker
+  // would be a store into the line the receiver reads; the rule both ends apply needs none.
+  for (std::size_t body : {32u, 40u, 48u}) {
+    Pair q(0x5eed0010 + body);
+    const std::size_t n = kRingBytes / 2 / ring::kLineBytes;
+    std::vector<unsigned char> rec(body, 0x5a);
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(q.w.push(rec.data(), body, nullptr, 0));
+    const std::size_t record = ring::kRecordHeader + body;
+    const unsigned char* ring_bytes = q.mine.data(0);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t after = 0;  // the header slot after record i, in its line: never written
+      std::memcpy(&after, ring_bytes + i * ring::kLineBytes + record, sizeof after);
+      REQUIRE(after == 0);
+    }
+    std::size_t len = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned char* data = q.r.peek(&len);
+      REQUIRE(data == ring_bytes + i * ring::kLineBytes + ring::kRecordHeader);
+      REQUIRE(len == body);
+      q.r.consume();
+    }
+    REQUIRE(q.r.peek(&len) == nullptr);
+  }
+  // Records that leave room for a small one still share their line: two 8 B messages a line.
+  const unsigned char* ring_bytes = p.mine.data(0);
+  std::uint64_t word = 7;
+  REQUIRE(p.w.push(&word, 8, &word, 8));  // a 24-byte record: the next one goes at 24
+  REQUIRE(p.w.push(&word, 8, &word, 8));
+  std::size_t len = 0;
+  REQUIRE(p.r.peek(&len) == ring_bytes + ring::kRecordHeader);
+  p.r.consume();
+  REQUIRE(p.r.peek(&len) == ring_bytes + 24 + ring::kRecordHeader);
+}
+
 TEST_CASE("ring: a full ring refuses the next record and takes it once room is published") {
   Pair p(0x5eed0002);
-  std::vector<unsigned char> rec(1000, 0xab);
+  std::vector<unsigned char> rec(984, 0xab);
   int accepted = 0;
   while (p.w.push(rec.data(), rec.size(), nullptr, 0)) ++accepted;
-  // 1000 bytes + 8 of header = 1008 per record: 32 KiB holds 32 of them and no more.
-  REQUIRE(accepted == static_cast<int>(kRingBytes / 1008));
+  // 984 bytes + 8 of header = 992 per record (31 half lines: each leaves kMinLineRoom of its
+  // last line, so the next follows at once): 32 KiB holds 33 of them and no more.
+  REQUIRE(accepted == static_cast<int>(kRingBytes / 992));
   REQUIRE_FALSE(p.w.push(rec.data(), rec.size(), nullptr, 0));
   std::size_t n = 0;
   // The receiver publishes its head every eighth of the ring (4 KiB here: 5 records) or when
   // it finds the ring drained; until then the sender sees the ring as full.
   for (int i = 0; i < 4; ++i) {
     REQUIRE(p.r.peek(&n) != nullptr);
-    REQUIRE(n == 1000);
+    REQUIRE(n == 984);
     p.r.consume();
     REQUIRE_FALSE(p.w.push(rec.data(), rec.size(), nullptr, 0));
   }
   REQUIRE(p.r.peek(&n) != nullptr);
   p.r.consume();
-  // 5040 bytes published. The next record wraps: the 512 bytes left at the end, its own 1008 at
+  // 4960 bytes published. The next record wraps: the 32 bytes left at the end, its own 992 at
   // the start and the 8 of the header after it.
   REQUIRE(p.w.push(rec.data(), rec.size(), nullptr, 0));
   // Everything still arrives, in order, the wrapped record last.
   int left = 0;
   while (p.r.peek(&n) != nullptr) {
-    REQUIRE(n == 1000);
+    REQUIRE(n == 984);
     p.r.consume();
     ++left;
   }
@@ -145,12 +182,12 @@ TEST_CASE("ring: a full ring refuses the next record and takes it once room is p
 }
 
 TEST_CASE("ring: a receiver that finds its ring drained publishes all its room") {
-  // The same steps on two rings: 4 records read (4032 bytes, under the eighth that publishes),
+  // The same steps on two rings: 4 records read (3968 bytes, under the eighth that publishes),
   // then the writer fills the ring; on the second ring the reader first looks once more and
-  // finds it empty, which publishes the head: that writer has those 4032 bytes back.
+  // finds it empty, which publishes the head: that writer has those 3968 bytes back.
   auto fill_after_reading = [](std::uint64_t seed, bool look_again) {
     Pair p(seed);
-    std::vector<unsigned char> rec(1000, 0xcd);
+    std::vector<unsigned char> rec(984, 0xcd);
     std::size_t n = 0;
     for (int i = 0; i < 4; ++i) REQUIRE(p.w.push(rec.data(), rec.size(), nullptr, 0));
     for (int i = 0; i < 4; ++i) {
@@ -162,7 +199,7 @@ TEST_CASE("ring: a receiver that finds its ring drained publishes all its room")
     while (p.w.push(rec.data(), rec.size(), nullptr, 0)) ++accepted;
     int read = 0;  // and every record still arrives
     while (p.r.peek(&n) != nullptr) {
-      REQUIRE(n == 1000);
+      REQUIRE(n == 984);
       p.r.consume();
       ++read;
     }
@@ -171,7 +208,7 @@ TEST_CASE("ring: a receiver that finds its ring drained publishes all its room")
   };
   const int unpublished = fill_after_reading(0x5eed0007, false);
   const int published = fill_after_reading(0x5eed0008, true);
-  REQUIRE(unpublished == static_cast<int>((kRingBytes - 4032) / 1008));  // no wrap: head 0
+  REQUIRE(unpublished == static_cast<int>((kRingBytes - 3968) / 992));  // no wrap: head 0
   REQUIRE(published > unpublished);
 }
 
