@@ -50,7 +50,8 @@ struct alignas(64) RingControl {
   std::atomic<std::uint64_t> owner;  // token of the sender that claimed it; 0 = free
   std::atomic<std::uint64_t> lock;   // shared ring: pid of the writer holding it; 0 = free
   std::atomic<std::uint64_t> tail;   // shared ring: bytes ever written (under the lock)
-  char pad0[40];
+  std::atomic<std::uint64_t> clean;  // shared ring: the last writer's Writer::clean_ (ditto)
+  char pad0[32];
   std::atomic<std::uint64_t> head;  // bytes ever consumed (the receiver's): the sender's room
   char pad1[56];
 };
@@ -202,16 +203,17 @@ class Writer : private RingEnd {
   // would leave less than `reserve` bytes free after it.
   bool push(const void* a, std::size_t alen, const void* b, std::size_t blen,
             const void* c = nullptr, std::size_t clen = 0, std::size_t reserve = 0);
-  // The shared ring keeps its tail in the region (SharedWriter, under its lock).
-  void set_tail(std::uint64_t tail) {
+  // The shared ring keeps its tail and clean_ in its control (SharedWriter, under its lock).
+  void set_tail(std::uint64_t tail, std::uint64_t clean) {
     tail_ = tail;
-    clean_ = tail;  // another writer was here: no line ahead is known clean
+    clean_ = clean;
   }
   std::uint64_t tail() const { return tail_; }
+  std::uint64_t clean() const { return clean_; }
 
  private:
   // Makes the header slot at `next` (where the record after this one starts) read 0.
-  void clear_next(std::uint64_t next);
+  void clear_next(std::uint64_t next, std::size_t record);
   std::uint64_t tail_ = 0;  // bytes ever written
   // Every line start in [tail_, clean_) reads 0 (cleared in this lap, see clear_next).
   std::uint64_t clean_ = 0;
