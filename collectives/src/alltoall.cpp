@@ -50,6 +50,15 @@ struct Layout {
   }
 };
 
+// P2P::all_to_all_sends for a scope (its early returns included).
+struct AllToAllSends {
+  explicit AllToAllSends(P2P& p) : p2p(p) { p2p.all_to_all_sends(true); }
+  ~AllToAllSends() { p2p.all_to_all_sends(false); }
+  AllToAllSends(const AllToAllSends&) = delete;
+  AllToAllSends& operator=(const AllToAllSends&) = delete;
+  P2P& p2p;
+};
+
 Status post_all(const Group& g, P2P& p2p, const Layout& l, int tg) {
   const int n = g.size();
   const int me = g.me();
@@ -59,10 +68,13 @@ Status post_all(const Group& g, P2P& p2p, const Layout& l, int tg) {
     if (l.rbytes(c) == 0) continue;
     if (Status s = reqs.recv(c, l.rblock(c), l.rbytes(c), tg); s != Status::ok) return s;
   }
-  for (int i = 1; i < n; ++i) {
-    const int c = g.rank((me + i) % n);
-    if (l.sbytes(c) == 0) continue;
-    if (Status s = reqs.send(c, l.sblock(c), l.sbytes(c), tg); s != Status::ok) return s;
+  {
+    AllToAllSends hint(p2p);  // every receive is posted: see P2P::all_to_all_sends
+    for (int i = 1; i < n; ++i) {
+      const int c = g.rank((me + i) % n);
+      if (l.sbytes(c) == 0) continue;
+      if (Status s = reqs.send(c, l.sblock(c), l.sbytes(c), tg); s != Status::ok) return s;
+    }
   }
   return reqs.wait();
 }

@@ -29,6 +29,7 @@ class CommP2P final : public coll::P2P {
   coll::Status irecv(int peer, void* buf, std::size_t bytes, int tag,
                      coll::RequestId* req) override;
   coll::Status waitall(coll::RequestId* reqs, int n) override;
+  void all_to_all_sends(bool on) override { engine_->set_all_to_all(on); }
 
   // The participants: the communicator's ranks that are not failed (BLANK gaps left out),
   // cached in the communicator (proc_states.h: valid until the next collective's entry; only

@@ -49,6 +49,7 @@ class Transport final : public Endpoint {
     if (done != nullptr) *done = false;
     return unknown_peer(dst);
   }
+  void set_all_to_all(bool on) override { core_.all_to_all = on; }
   bool try_inject(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag) override {
     return dst < routes_.size() && routes_[dst] == Route::shm &&
            shm_->try_inject(dst, buf, len, tag);

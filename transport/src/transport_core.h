@@ -21,6 +21,7 @@ struct TransportCore {
   // met an unexpected message, probes, purges); poll() hands them out first, in order.
   CompletionBacklog backlog;
   Matcher matcher{pool, backlog};
+  bool all_to_all = false;  // Endpoint::set_all_to_all
 };
 
 // A fresh record for an operation of kind on peer (the caller links it where it belongs).

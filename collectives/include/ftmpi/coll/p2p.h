@@ -38,6 +38,10 @@ class P2P {
   // error. Once any participant has failed, every outstanding and later operation fails, so an
   // algorithm only has to return the status it gets.
   virtual Status waitall(RequestId* reqs, int n) = 0;
+  // The sends posted between on and off are an all-to-all exchange: every member has posted
+  // its receives and sends to all others at once. A hint the transport may use to copy once
+  // where it would otherwise stage (it changes no result).
+  virtual void all_to_all_sends(bool /*on*/) {}
 
   Status send(int peer, const void* buf, std::size_t bytes, int tag) {
     RequestId r;

@@ -80,6 +80,11 @@ class Endpoint {
   // large message, no room now, sends queued before it, a failed peer, a route without this
   // path). The blocking MPI_Send's path: no operation record anywhere.
   virtual bool try_inject(PeerId, const void*, std::size_t, std::uint64_t) { return false; }
+  // While on, the sends given are part of an exchange in which every member sends to and
+  // receives from all others at once (an alltoall that posted all its receives first): shm may
+  // have them read with one copy even when ranks share cores, as nobody waits on a hand-over
+  // of the core that it would not wait on anyway.
+  virtual void set_all_to_all(bool) {}
   virtual Status recv(PeerId src, void* buf, std::size_t len, std::uint64_t tag,
                       std::uint64_t ignore, void* context) = 0;
   // recv() for a receive that stays posted whatever the application does, waiting for what
