@@ -201,12 +201,12 @@ class Engine {
     wait_policy_.missed_poll();
   }
 
-  // Waiting for a message without polling (the progress agent, progress_agent.h): see
-  // transport::Endpoint::arm_wakeup. wait_for_wakeup and wake may be called without the
-  // library lock, by any thread, until shutdown().
   // Sends posted while on belong to an all-to-all exchange (transport::Endpoint::set_all_to_all).
   void set_all_to_all(bool on) { endpoint_->set_all_to_all(on); }
 
+  // Waiting for a message without polling (the progress agent, progress_agent.h): see
+  // transport::Endpoint::arm_wakeup. wait_for_wakeup and wake may be called without the
+  // library lock, by any thread, until shutdown().
   void arm_wakeup() { endpoint_->arm_wakeup(); }
   void wait_for_wakeup(int timeout_ms) { endpoint_->wait_for_wakeup(timeout_ms); }
   void wake() { endpoint_->wake(); }

@@ -124,9 +124,9 @@ bool ShmEndpoint::send_by_cma(const OpRecord& op) {
   // Ranks sharing cores stage (a staged send completes without its receiver running: that
   // spares a hand-over of the core per message), but not an alltoall's sends, where every
   // member sends and receives at once and one copy beats two (64 KiB blocks, 4 ranks on 2
-  // cores: 48 -> 35 us, 8 ranks 315 -> 258; Open MPI 35, 271). Collectives that pass data on
-  // (bcast, allreduce's steps) stay staged: single copy took a 64 KiB allreduce at 4 ranks
-  // from 39 to 55 us, a bcast at 8 from 22 to 40.
+  // cores: 52 -> 34 us, 8 ranks 374 -> 272; Open MPI 35, 271). Collectives that pass data on
+  // (bcast, allreduce's steps) stay staged: single copy for every send took a 64 KiB
+  // allreduce at 4 ranks from 39 to 55 us, a bcast at 8 from 22 to 40.
   return (!k.oversubscribed || core_.all_to_all) && cma_cheap_here();
 }
 

@@ -25,8 +25,9 @@
 // without a marker (after_record: both ends apply the rule): a marker is a store into the
 // line the receiver is reading, and a stream of 16-32 B messages (40-56 B records, one a line)
 // paid that line's trip back and forth on every message (64 messages: 10.3 -> 8.8 us). Before it
-// publishes a record the sender clears the header that follows it, so the receiver polls just
-// the header at its read position: a message costs the receiver the cache lines the record
+// publishes a record the sender makes sure the header slot that follows it reads 0 (cleared
+// with the record, or earlier: Writer::clear_next), so the receiver polls just the header at
+// its read position: a message costs the receiver the cache lines the record
 // itself is in (an 8 B message: one), not a separate index line first. The header is stored
 // last (release), so a sender that dies mid-record never publishes it; a receiver that dies
 // only stops draining, and its senders' rings fill (they defer sends, and the failure purge
