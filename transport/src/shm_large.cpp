@@ -108,7 +108,7 @@ bool cma_cheap_here() {
 // (Open MPI 4.85), and below 16 KiB two copies win by more (8 KiB, half a round trip: 2.4
 // staged, 3.0 by CMA), so there only exchanges use CMA (FTMPI_SHM_DIRECT_MIN=8K favours
 // osu_latency's 8 KiB).
-// Not when ranks share cores: there a staged send spares a hand-over of the core per message.
+// When ranks share cores, only an alltoall's sends (see the end).
 bool ShmEndpoint::send_by_cma(const OpRecord& op) {
   constexpr std::size_t kExchangeMin = std::size_t{32} << 10;
   const Knobs& k = core_.knobs;

@@ -47,6 +47,21 @@ struct Pair {
   }
 };
 
+// A region's shared ring with two senders on it (w[0], w[1]) and its reader.
+struct SharedPair {
+  ring::Region mine, theirs;
+  ring::SharedWriter w[2];
+  ring::Reader r;
+  explicit SharedPair(std::uint64_t token) {
+    std::string err;
+    REQUIRE(mine.create(token, 1, kRingBytes, &err));
+    REQUIRE(theirs.open(ring::region_name(getpid(), getuid(), token)));
+    const std::size_t s = theirs.shared_index();
+    for (auto& x : w) x.attach(&theirs.control(s), theirs.data(s), theirs.ring_bytes());
+    r.attach(&mine.control(s), mine.data(s), mine.ring_bytes());
+  }
+};
+
 }  // namespace
 
 TEST_CASE("ring: records of every size arrive whole and in order across many wraps") {
@@ -385,16 +400,9 @@ TEST_CASE("ring: the shared ring refuses a writer whose last look at the head is
   // Two senders share the ring; A looked at the head once, then B's records went round the
   // ring more than once (read as they came) and filled it. A's stale view must not read as
   // room: its push used to pass (tail - head_seen > ring, wrapped) and overwrite unread records.
-  ring::Region mine, theirs;
-  std::string err;
-  REQUIRE(mine.create(0x5eed00a1, 1, kRingBytes, &err));
-  REQUIRE(theirs.open(ring::region_name(getpid(), getuid(), 0x5eed00a1)));
-  const std::size_t s = theirs.shared_index();
-  ring::SharedWriter a, b;
-  a.attach(&theirs.control(s), theirs.data(s), theirs.ring_bytes());
-  b.attach(&theirs.control(s), theirs.data(s), theirs.ring_bytes());
-  ring::Reader r;
-  r.attach(&mine.control(s), mine.data(s), mine.ring_bytes());
+  SharedPair p(0x5eed00a1);
+  ring::SharedWriter &a = p.w[0], &b = p.w[1];
+  ring::Reader& r = p.r;
   std::vector<unsigned char> rec(1000);
   std::size_t n = 0;
   std::uint64_t k = 0;
@@ -431,15 +439,9 @@ TEST_CASE("ring: writers taking turns on the shared ring keep its cleared lines 
   // (clean), so the next writer, whoever it is, neither clears them again nor trusts lines a
   // record has covered since (they are behind the tail then). Random sizes, small ones
   // clearing ahead, large ones not, random turns, many laps: every record arrives intact.
-  ring::Region mine, theirs;
-  std::string err;
-  REQUIRE(mine.create(0x5eed00a2, 1, kRingBytes, &err));
-  REQUIRE(theirs.open(ring::region_name(getpid(), getuid(), 0x5eed00a2)));
-  const std::size_t s = theirs.shared_index();
-  ring::SharedWriter w[2];
-  for (auto& x : w) x.attach(&theirs.control(s), theirs.data(s), theirs.ring_bytes());
-  ring::Reader r;
-  r.attach(&mine.control(s), mine.data(s), mine.ring_bytes());
+  SharedPair p(0x5eed00a2);
+  ring::SharedWriter* w = p.w;
+  ring::Reader& r = p.r;
   std::mt19937_64 rng(11);
   std::vector<std::pair<std::uint64_t, std::size_t>> sent;  // (writer, length) per record
   std::size_t got = 0;
