@@ -24,6 +24,7 @@ packages=(
   slurmctld slurmd slurm-client munge       # tests/netns/slurm_test.sh: a real Slurm on simulated hosts
   openssh-client openssh-server            # --launcher ssh (default); tests/netns/ssh_test.sh runs sshd
   procps                                    # ps/pgrep: tests check no process is left behind
+  gdb                                       # tests/e2e/watchdog.sh: the stacks of a job that overran
   binutils                                  # readelf: wrapper tests check rpaths; ar, objcopy: libftmpi_fabric_tcp.so
   gfortran                                  # Fortran bindings (fortran/), mpif90/mpifort
 )

@@ -29,7 +29,7 @@ in_order() {
 }
 
 # SHRINK: rank 2 of 4 dies while the others wait in MPI_Recv from it.
-FTMPI_DEBUG=1 timeout -k 5 90 "$mpirun" -n 4 --comm-mode shrink "$bin/ft_repair" 2 recv >"$T/out" 2>"$T/err" ||
+FTMPI_DEBUG=1 "$(dirname "$0")/../watchdog.sh" 90 "$mpirun" -n 4 --comm-mode shrink "$bin/ft_repair" 2 recv >"$T/out" 2>"$T/err" ||
   fail "SHRINK job exited $?"
 grep -q "ft_repair OK" "$T/out" || fail "SHRINK job: no OK line"
 grep -Eq '^ftmpi-debug [0-9.]+ rank -1 pid [0-9]+ failure: ftmpid: reaped process 2 ' "$T/err" ||
@@ -40,7 +40,7 @@ for r in 0 1 3; do
 done
 
 # REBUILD: rank 2 of 3 dies at iteration 3; the survivors log the repair with one replacement.
-FTMPI_DEBUG=1 timeout -k 5 90 "$mpirun" -n 3 --comm-mode rebuild "$bin/ft_rebuild" 10 2@3 >"$T/out" 2>"$T/err" ||
+FTMPI_DEBUG=1 "$(dirname "$0")/../watchdog.sh" 90 "$mpirun" -n 3 --comm-mode rebuild "$bin/ft_rebuild" 10 2@3 >"$T/out" 2>"$T/err" ||
   fail "REBUILD job exited $?"
 grep -q "ft_rebuild OK" "$T/out" || fail "REBUILD job: no OK line"
 for r in 0 1; do
@@ -49,7 +49,7 @@ for r in 0 1; do
 done
 
 # Off by default: the same SHRINK job without FTMPI_DEBUG prints no debug line.
-env -u FTMPI_DEBUG timeout -k 5 90 "$mpirun" -n 4 --comm-mode shrink "$bin/ft_repair" 2 recv >"$T/out" 2>"$T/err" ||
+env -u FTMPI_DEBUG "$(dirname "$0")/../watchdog.sh" 90 "$mpirun" -n 4 --comm-mode shrink "$bin/ft_repair" 2 recv >"$T/out" 2>"$T/err" ||
   fail "SHRINK job without FTMPI_DEBUG exited $?"
 if grep -q 'ftmpi-debug' "$T/err" "$T/out"; then fail "debug lines without FTMPI_DEBUG"; fi
 echo "debug_log: PASS (detected, declared, purged, repaired in order at every survivor; silent when off)"

@@ -7,7 +7,7 @@ set -u
 mpirun=$1 bin=$2
 export PIDDIR=$(mktemp -d)
 trap 'rm -rf "$PIDDIR"' EXIT
-out=$(timeout -k 5 60 "$mpirun" -n 4 --comm-mode shrink "$bin/ft_hang" loop 20 1@3+0 2@6+1 2>&1)
+out=$("$(dirname "$0")/../watchdog.sh" 60 "$mpirun" -n 4 --comm-mode shrink "$bin/ft_hang" loop 20 1@3+0 2@6+1 2>&1)
 rc=$?
 printf '%s\n' "$out"
 [ $rc -eq 0 ] || { echo "shm_leftovers: FAIL: the job exited $rc"; exit 1; }

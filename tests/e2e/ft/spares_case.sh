@@ -26,7 +26,7 @@ start_job() {  # NP SPARES VICTIMS: mpirun in the background, output in $T/out
   rm -f "$T/go" "$T/daemon.log" "$PIDDIR"/rank.*
   local debug=()
   [ -n "${FTMPI_DEBUG:-}" ] && debug=(-x FTMPI_DEBUG)
-  timeout -k 5 100 "$mpirun" -n "$1" --comm-mode rebuild --spares "$2" "${debug[@]}" "$bin/spare_probe" "$T/go" "$3" \
+  "$(dirname "$0")/../watchdog.sh" 100 "$mpirun" -n "$1" --comm-mode rebuild --spares "$2" "${debug[@]}" "$bin/spare_probe" "$T/go" "$3" \
     >"$T/out" 2>&1 &
   mp=$!
 }

@@ -13,7 +13,7 @@ for how in default flag env dup; do
   [ $how = flag ] && args=(--comm-mode ABORT)
   [ $how = env ] && envs=(FTMPI_COMM_MODE=abort)
   [ $how = dup ] && extra=(dup)
-  out=$(env "${envs[@]}" timeout -k 5 60 "$mpirun" -n 3 "${args[@]}" "$bin/ft_spec_rules" abort_trap "${extra[@]}" 2>&1)
+  out=$(env "${envs[@]}" "$(dirname "$0")/../watchdog.sh" 60 "$mpirun" -n 3 "${args[@]}" "$bin/ft_spec_rules" abort_trap "${extra[@]}" 2>&1)
   rc=$?
   printf '%s\n' "$out"
   [ $rc -ne 124 ] || fail "$how: mpirun did not end within 60 s"

@@ -3,7 +3,8 @@
 #   run_mpi.sh MPIRUN EXPECT_RC PATTERN -- mpirun-args...
 # EXPECT_RC: exact exit code, or "nonzero". PATTERN: extended regex the combined output must
 # match ("" for none). With PIDDIR exported, every pid the ranks wrote there must be gone.
-# RUN_MPI_WATCHDOG_S (default 100): the watchdog, for tests that set a longer one.
+# RUN_MPI_WATCHDOG_S (default 100): the watchdog (../watchdog.sh: the stacks of a job that
+# overran are printed), for tests that set a longer one.
 set -u
 watchdog=${RUN_MPI_WATCHDOG_S:-100}
 mpirun=$1 expect=$2 pattern=$3
@@ -12,7 +13,7 @@ export PIDDIR=$(mktemp -d)
 trap 'rm -rf "$PIDDIR"' EXIT
 # The output goes to ctest as it comes (tee), so a test ctest stops at its TIMEOUT still shows
 # how far the job got; the checks below read the copy.
-timeout -k 5 "$watchdog" "$mpirun" "$@" 2>&1 | tee "$PIDDIR/output"
+"$(dirname "$0")/../watchdog.sh" "$watchdog" "$mpirun" "$@" 2>&1 | tee "$PIDDIR/output"
 rc=${PIPESTATUS[0]}
 out=$(cat "$PIDDIR/output")
 fail() { echo "run_mpi.sh: FAIL: $*"; exit 1; }
