@@ -7,9 +7,11 @@ Three modules in one file, all over the C wrappers `use mpi` already calls (no s
   ftmpi_f08_externals  an interface for each C wrapper (`mpi_send_`...) with the derived types in
                        place of INTEGERs: a handle is passed by reference, and TYPE(MPI_Comm) has the
                        layout of an INTEGER, so the C wrapper reads it as it reads `use mpi`'s;
-  mpi_f08              generic names (MPI_Send) with specific names MPI_Send_f08 (as MPICH and Open
-                       MPI spell them): choice buffers TYPE(*), DIMENSION(..), INTEGER, OPTIONAL ::
-                       ierror; each calls its external and copies ierror out when present.
+  mpi_f08              generic names (MPI_Send, and PMPI_Send) with the specific names of MPI-3.1
+                       17.1.5, MPI_Send_f08ts (choice buffers TYPE(*), DIMENSION(..)) or _f08:
+                       INTEGER, OPTIONAL :: ierror. The specifics follow the modules as external
+                       procedures (a tool's own MPI_Send_f08ts takes the library's place); each
+                       calls its C wrapper (PMPI_Send_f08ts: pmpi_send_) and copies ierror out.
 
 Choice buffers reach the C wrapper through an assumed-size dummy, so gfortran copies a
 non-contiguous actual in and out around a blocking call (correct, as with `use mpi`). A nonblocking
@@ -46,6 +48,9 @@ KEEPS_BUFFER = re.compile(r"^MPI_(I(?!nfo|ntercomm|nit)[a-z]\w*|\w+_init|Buffer_
 # Nonblocking reductions whose strided sections fortran_f08_section_coll.c handles (its numbering).
 SECTION_REDUCTIONS = {"MPI_Iallreduce": 1, "MPI_Ireduce": 2, "MPI_Iscan": 3, "MPI_Iexscan": 4}
 INDENT = "    "
+# Every generated call twice: MPI_Send_f08ts over mpi_send_, its profiling name PMPI_Send_f08ts
+# over pmpi_send_ (MPI-3.1 14.2, 17.1.5).
+LAYERS = ("", "P")
 
 
 def _wrap(line, width=120):
@@ -129,12 +134,12 @@ def _external(name, args):
     return lines
 
 
-def _section_call(name, names, buffers, comm, call):
+def _section_call(name, names, buffers, comm, call, layer):
     """(lines run when a kept buffer is not contiguous, local declarations they need)."""
     if name in SECTION_REDUCTIONS:
         # -1: not a case for a section datatype (a user-defined operation, an intercommunicator).
         root = "root" if "root" in names else "0"
-        staged, extra = _staged_call(name, names, buffers, comm, call)
+        staged, extra = _staged_call(name, names, buffers, comm, call, layer)
         return ([f"    call ftmpi_f08_reduction_section({SECTION_REDUCTIONS[name]}, sendbuf, recvbuf, count, "
                  f"datatype, op, {root}, {comm}, request, ierror_c)",
                  "    if (ierror_c == -1) then"] + ["  " + l for l in staged] + ["    end if"], extra)
@@ -149,19 +154,19 @@ def _section_call(name, names, buffers, comm, call):
                  "section_count, section_type, ierror_c)",
                  "    if (ierror_c == MPI_SUCCESS) then",
                  "      call c_f_pointer(section_base, section_bytes, [1])",
-                 f"      call f77_{name}({sargs})",
-                 "      if (section_type /= datatype) call f77_MPI_Type_free(section_type, ierror_free)",
+                 f"      call {layer}{name}({sargs})",
+                 f"      if (section_type /= datatype) call {layer}MPI_Type_free(section_type, ierror_free)",
                  "    end if"],
                 ["  type(c_ptr) :: section_base", "  integer(c_int8_t), pointer, contiguous :: section_bytes(:)",
                  "  integer :: section_count, ierror_free", "  type(MPI_Datatype) :: section_type"])
     if "request" in names and comm != "MPI_COMM_WORLD":
-        return _staged_call(name, names, buffers, comm, call)
+        return _staged_call(name, names, buffers, comm, call, layer)
     if name == "MPI_Buffer_attach":  # MPI's own memory until detached: a block stands in (C)
         return (["    call ftmpi_f08_buffer_attach_section(buffer, size, ierror_c)"], [])
     raise SystemExit(f"gen_f08: {name} keeps a buffer; say how a strided section is passed to it")
 
 
-def _staged_call(name, names, buffers, comm, call):
+def _staged_call(name, names, buffers, comm, call, layer):
     """The call on temporaries holding the sections (fortran_f08_staged.c), bound to the request."""
     lines, cond = [], ""
     for i, (b, out) in enumerate(buffers, 1):
@@ -172,9 +177,9 @@ def _staged_call(name, names, buffers, comm, call):
     for i, (b, _) in enumerate(buffers, 1):
         lines.append(f"      call c_f_pointer(stage_addr({i}), stage_{i}, [1])")
         new[b] = f"stage_{i}"
-    lines += [f"      call f77_{name}({', '.join([new.get(a, a) for a in names] + ['ierror_c'])})",
+    lines += [f"      call {layer}{name}({', '.join([new.get(a, a) for a in names] + ['ierror_c'])})",
               "    else",
-              f"      call f77_MPI_Comm_call_errhandler({comm}, ierror_c, ierror_stage)",
+              f"      call {layer}MPI_Comm_call_errhandler({comm}, ierror_c, ierror_stage)",
               "    end if",
               "    call ftmpi_f08_stage_commit(request, ierror_c)"]
     extra = [f"  type(c_ptr) :: stage_addr({len(buffers)})",
@@ -183,25 +188,50 @@ def _staged_call(name, names, buffers, comm, call):
     return lines, extra
 
 
-def _procedure(name, args, has_ierror, keeps_buffer):
-    """The specific procedure NAME_f08 of module mpi_f08: calls the external, ierror optional."""
-    dummies = [a for a, _ in args] + (["ierror"] if has_ierror else [])
-    lines = [f"subroutine {name}_f08({', '.join(dummies)})", "  implicit none"]
+def _specific(name, args):
+    """The specific name MPI-3.1 17.1.5 gives a call: NAME_f08ts with a choice buffer (assumed
+    type and rank, TS 29113), NAME_f08 without."""
+    return name + ("_f08ts" if any(d.startswith("type(*), dimension(..)") for _, d in args) else "_f08")
+
+
+def _dummies(args, has_ierror):
+    return [a for a, _ in args] + (["ierror"] if has_ierror else [])
+
+
+def _interface(name, args, has_ierror, layer):
+    """Interface body of the external specific LAYER+NAME_f08(ts), for the generic in mpi_f08."""
+    specific = layer + _specific(name, args)
+    return ([f"subroutine {specific}({', '.join(_dummies(args, has_ierror))})", "  import", "  implicit none"]
+            + ["  " + l for l in _declare(args)]
+            + (["  integer, optional, intent(out) :: ierror"] if has_ierror else [])
+            + [f"end subroutine {specific}"])
+
+
+def _procedure(name, args, has_ierror, keeps_buffer, layer):
+    """The external specific LAYER+NAME_f08(ts): calls the C wrapper of its layer (mpi_send_ or
+    pmpi_send_: a tool that replaces MPI_Send_f08ts calls PMPI_Send, which reaches C's PMPI_Send),
+    ierror optional. External, not a module procedure, so that a tool's own definition of
+    MPI_Send_f08ts takes its place at link time (MPI-3.1 17.1.5)."""
+    specific = layer + _specific(name, args)
+    dummies = _dummies(args, has_ierror)
+    lines = [f"subroutine {specific}({', '.join(dummies)})",
+             "  use, intrinsic :: iso_c_binding, only: c_ptr, c_int8_t, c_f_pointer",
+             "  use mpi_f08_types", "  use ftmpi_f08_externals", "  implicit none"]
     lines += ["  " + l for l in _declare(args)]
-    call = f"call f77_{name}({', '.join(dummies[:len(args)] + (['ierror_c'] if has_ierror else []))})"
+    call = f"call {layer}{name}({', '.join(dummies[:len(args)] + (['ierror_c'] if has_ierror else []))})"
     if not has_ierror:
-        return lines + ["  " + call, f"end subroutine {name}_f08"]
+        return lines + ["  " + call, f"end subroutine {specific}"]
     lines += ["  integer, optional, intent(out) :: ierror", "  integer :: ierror_c"]
     buffers = [(a, 0 if "intent(in)" in d else 1) for a, d in args if d.startswith("type(*)")]
     names = [a for a, _ in args]
     if keeps_buffer and buffers:
         comm = next((a for a, d in args if d.startswith("type(MPI_Comm)")), "MPI_COMM_WORLD")
         test = " .or. ".join(f".not. is_contiguous({b})" for b, _ in buffers)
-        section, extra = _section_call(name, names, buffers, comm, call)
+        section, extra = _section_call(name, names, buffers, comm, call, layer)
         lines += extra + [f"  if ({test}) then"] + section + ["  else", "    " + call, "  end if"]
     else:
         lines.append("  " + call)
-    return lines + ["  if (present(ierror)) ierror = ierror_c", f"end subroutine {name}_f08"]
+    return lines + ["  if (present(ierror)) ierror = ierror_c", f"end subroutine {specific}"]
 
 
 def _types_module(constant_lines, consts, ctypes, renamed):
@@ -288,7 +318,8 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
     out += ["module ftmpi_f08_externals", "  use, intrinsic :: iso_c_binding, only: c_int, c_intptr_t, c_ptr",
             "  use mpi_f08_types", "  implicit none", "  interface"]
     for call, _, raw, has_ierror in procs:
-        out += [INDENT + l for l in _external(call, raw + ([("ierror", "integer")] if has_ierror else []))]
+        for layer in LAYERS:
+            out += [INDENT + l for l in _external(layer + call, raw + ([("ierror", "integer")] if has_ierror else []))]
     out += ["  end interface",
             "  ! fortran_f08_support.c: what needs the array descriptor or a C pointer.",
             "  interface",
@@ -343,35 +374,35 @@ def module_source(constant_lines, consts, ctypes, renamed, bound):
             "  end interface",
             "end module ftmpi_f08_externals"]
 
+    generated = [p for p in procs if p[0] not in SPECIAL]
     out += ["module mpi_f08",
             "  use, intrinsic :: iso_c_binding, only: c_ptr, c_double, c_int, c_int8_t, c_f_pointer",
             "  use mpi_f08_types"]
-    for call, *_ in procs:
+    for call in sorted(SPECIAL):
         out.append(f"  use ftmpi_f08_externals, only: f77_{call} => {call}")
-    out.append("  use ftmpi_f08_externals, only: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, "
-               "ftmpi_f08_section_args, ftmpi_f08_reduction_section, ftmpi_f08_stage, ftmpi_f08_stage_commit, "
-               "ftmpi_f08_buffer_attach_section")
+    out.append("  use ftmpi_f08_externals, only: ftmpi_f08_get_address, ftmpi_f08_buffer_detach")
     out.append("  implicit none")
-    out.append("  private :: " + ", ".join(f"f77_{c}" for c, *_ in procs))
-    out.append("  private :: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, ftmpi_f08_section_args, "
-               "ftmpi_f08_reduction_section, ftmpi_f08_stage, ftmpi_f08_stage_commit, "
-               "ftmpi_f08_buffer_attach_section, c_ptr, c_double, c_int, c_int8_t, c_f_pointer")
-    for call in [c for c, *_ in procs] + F08_ONLY:
+    out.append("  private :: " + ", ".join(f"f77_{c}" for c in sorted(SPECIAL)))
+    out.append("  private :: ftmpi_f08_get_address, ftmpi_f08_buffer_detach, c_ptr, c_double, c_int, c_int8_t, "
+               "c_f_pointer")
+    for call, f08, _, has_ierror in generated:
+        for layer in LAYERS:
+            out += [f"  interface {layer}{call}"] + [INDENT + l for l in _interface(call, f08, has_ierror, layer)]
+            out.append(f"  end interface {layer}{call}")
+    for call in sorted(SPECIAL) + F08_ONLY:
         out += [f"  interface {call}", f"    module procedure {call}_f08", f"  end interface {call}"]
     out += gen_sizeof.declarations("ftmpi_f08")
-    out += ["  interface",
-            '    real(c_double) function MPI_Wtime() bind(C, name="MPI_Wtime")',
-            "      import :: c_double",
-            "    end function MPI_Wtime",
-            '    real(c_double) function MPI_Wtick() bind(C, name="MPI_Wtick")',
-            "      import :: c_double",
-            "    end function MPI_Wtick",
-            "  end interface",
-            "contains"]
-    for call, f08, _, has_ierror in procs:
-        if call not in SPECIAL:
-            out += [INDENT[:2] + l for l in _procedure(call, f08, has_ierror, KEEPS_BUFFER.match(call))]
+    out.append("  interface")
+    for layer in LAYERS:
+        for f in ("Wtime", "Wtick"):
+            out += [f'    real(c_double) function {layer}MPI_{f}() bind(C, name="{layer}MPI_{f}")',
+                    "      import :: c_double", f"    end function {layer}MPI_{f}"]
+    out += ["  end interface", "contains"]
     out += gen_sizeof.procedures("ftmpi_f08", 0)
     out += ['  include "mpi_f08_special.f90"', "end module mpi_f08"]
+    out.append("! The specific procedures of the generics above, outside the module (see _procedure).")
+    for call, f08, _, has_ierror in generated:
+        for layer in LAYERS:
+            out += _procedure(call, f08, has_ierror, KEEPS_BUFFER.match(call), layer)
     lines = [w for line in out for w in _wrap(line)]
     return "\n".join(lines) + "\n", sorted([c for c, *_ in procs] + ["MPI_Wtick", "MPI_Wtime"] + F08_ONLY)
