@@ -78,9 +78,19 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
     if (job->phase != JobPhase::running) return;
     if (!mine) return;
     // A hot spare on the index takes the rank with one write (job_spares_hub.cpp); the others
-    // are registered before any is forked, so that they can look each other up at once.
+    // are registered before any is forked, so that they can look each other up at once, and
+    // before any spare hears its rank (a woken spare looks them up at once: job_launch.cpp).
+    std::vector<std::vector<std::string>> pmix_envs(count);
+    std::vector<bool> registered(count, false);
+    std::string why;
+    Status st = Status::ok;
+    for (std::uint32_t i = 0; i < count && st == Status::ok; ++i) {
+        if (job->ranks[m.base + i].remote || job->spares.count(m.base + i) != 0) continue;
+        st = pmix_.prepare_client(job->pmix_nspace, m.base + i, getuid(), getgid(), pmix_envs[i], why);
+        registered[i] = st == Status::ok;
+    }
     std::vector<bool> from_spare(count, false);
-    for (std::uint32_t i = 0; i < count; ++i) {
+    for (std::uint32_t i = 0; i < count && st == Status::ok; ++i) {
         RankProc& p = job->ranks[m.base + i];
         if (!p.remote && take_spare(*job, p, m.env)) {
             from_spare[i] = true;
@@ -88,11 +98,9 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
             watch_pipes(*job, p);
         }
     }
-    std::vector<std::vector<std::string>> pmix_envs(count);
-    std::string why;
-    Status st = Status::ok;
+    // A spare that could not be told (take_spare failed) leaves its index to a new process.
     for (std::uint32_t i = 0; i < count && st == Status::ok; ++i)
-        if (!job->ranks[m.base + i].remote && !from_spare[i])
+        if (!job->ranks[m.base + i].remote && !from_spare[i] && !registered[i])
             st = pmix_.prepare_client(job->pmix_nspace, m.base + i, getuid(), getgid(), pmix_envs[i], why);
     for (std::uint32_t i = 0; i < count && st == Status::ok; ++i)
         if (!job->ranks[m.base + i].remote && !from_spare[i]) {

@@ -183,6 +183,32 @@ Err Rebuilder::rebuild(Comm* w, const std::vector<int>& fill, std::uint32_t cont
   return Err::ok;
 }
 
+// A survivor that published no address is dead. Another new process of the plan may simply
+// not be known yet where this one asks: a hot spare starts its join the moment it hears its
+// rank, and a fellow replacement on another host is registered only once that host's daemon
+// heard of the spawn; there "not found" means "not yet". Taking it for dead left this process
+// alone in thinking its world broken: it refused the first collective, which the others waited
+// in. So a new process is asked again (every kRetryMs) until it is found, reported dead, or
+// the repair's time is up, which is when the survivors give up on it too.
+bool Rebuilder::lookup_member(std::uint32_t p, bool is_new, std::uint64_t deadline, std::vector<std::uint8_t>* addr) {
+  constexpr std::uint64_t kRetryMs = 2;
+  std::string why;
+  if (runtime_->lookup_address(p, timeout_ms(), addr, &why)) return true;
+  if (!is_new) return false;
+  FTMPI_DLOG("rebuild", "join: new process %u not known yet (%s); asking again", p, why.c_str());
+  bool found = false;
+  std::uint64_t next = now_ms() + kRetryMs;
+  engine_->wait_until([&] {
+    const std::uint64_t now = now_ms();
+    if (now >= next) {
+      found = runtime_->lookup_address(p, timeout_ms(), addr, &why);
+      next = now_ms() + kRetryMs;
+    }
+    return found || engine_->is_failed(p) || now > deadline;
+  });
+  return found;
+}
+
 Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
   RebuildPlan plan;
   if (!RebuildPlan::decode(runtime_->rebuild_plan(), &plan)) {
@@ -206,12 +232,12 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
     if (!member[p]) engine_->failures().mark_failed(p, FailureSource::rebuild);
   }
   std::vector<std::vector<std::uint8_t>> addrs(plan.base + plan.count - std::min(known, plan.base + plan.count));
+  const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
   for (std::uint32_t p = known; p < plan.base + plan.count; ++p) {
-    std::string why;
     auto& addr = addrs[p - known];
     if (p == me) {
       addr = engine_->address();
-    } else if (member[p] && !runtime_->lookup_address(p, timeout_ms(), &addr, &why)) {
+    } else if (member[p] && !lookup_member(p, plan.is_new(p), deadline, &addr)) {
       addr.clear();  // it is gone already: a failure the application will see
     }
   }
@@ -241,7 +267,6 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
   // The hello carries our address: the survivor inserts it without looking it up.
   for (std::uint32_t s : survivors) consensus_->post_note(s, kChannel, plan.base, kHello, engine_->address());
   std::vector<bool> welcomed(survivors.size(), false);
-  const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
   engine_->wait_until([&] {
     bool all = true;
     for (std::size_t i = 0; i < survivors.size(); ++i) {

@@ -51,6 +51,8 @@ class Rebuilder {
   static constexpr int kWelcome = Consensus::kFirstNoteType + 2;
 
   int timeout_ms() const;
+  // join: the address of member p (rebuild.cpp says why a new one is asked for again).
+  bool lookup_member(std::uint32_t p, bool is_new, std::uint64_t deadline, std::vector<std::uint8_t>* addr);
 
   CommTable* comms_;
   Engine* engine_;
