@@ -232,12 +232,12 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
     if (!member[p]) engine_->failures().mark_failed(p, FailureSource::rebuild);
   }
   std::vector<std::vector<std::uint8_t>> addrs(plan.base + plan.count - std::min(known, plan.base + plan.count));
-  const std::uint64_t deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
+  const std::uint64_t lookup_deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
   for (std::uint32_t p = known; p < plan.base + plan.count; ++p) {
     auto& addr = addrs[p - known];
     if (p == me) {
       addr = engine_->address();
-    } else if (member[p] && !lookup_member(p, plan.is_new(p), deadline, &addr)) {
+    } else if (member[p] && !lookup_member(p, plan.is_new(p), lookup_deadline, &addr)) {
       addr.clear();  // it is gone already: a failure the application will see
     }
   }
@@ -267,6 +267,7 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
   // The hello carries our address: the survivor inserts it without looking it up.
   for (std::uint32_t s : survivors) consensus_->post_note(s, kChannel, plan.base, kHello, engine_->address());
   std::vector<bool> welcomed(survivors.size(), false);
+  const std::uint64_t welcome_deadline = now_ms() + static_cast<std::uint64_t>(timeout_ms());
   engine_->wait_until([&] {
     bool all = true;
     for (std::size_t i = 0; i < survivors.size(); ++i) {
@@ -277,7 +278,7 @@ Err Rebuilder::join(int default_comm_mode, int default_msg_mode) {
       }
       all = all && (welcomed[i] || engine_->is_failed(survivors[i]));
     }
-    return all || now_ms() > deadline;
+    return all || now_ms() > welcome_deadline;
   });
   for (std::size_t i = 0; i < survivors.size(); ++i) {
     if (!welcomed[i] && !engine_->is_failed(survivors[i])) {
