@@ -1,14 +1,20 @@
 // The one context-id choice of every constructor (context_choice.h).
 #include "context_choice.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <ftmpi/debug_log.h>
 
 namespace ftmpi {
 
+// Both directions visit only the set bits (a mask holds a few ids in use, of 2048): bit by bit
+// they were ~22k instructions each, half of a SHRINK repair's MPI_Comm_dup at 2 ranks
+// (callgrind: 86k in all), and they run in every construction agreement.
 void put_context_mask(const CommTable::ContextMask& m, std::uint8_t* out) {
-  for (std::size_t i = 0; i < kContextMaskBytes; ++i) out[i] = 0;
-  for (std::size_t i = 0; i < CommTable::kContextPairs; ++i) {
-    if (m.test(i)) out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (1u << (i % 8)));
+  std::memset(out, 0, kContextMaskBytes);
+  for (std::size_t i = m._Find_first(); i < m.size(); i = m._Find_next(i)) {
+    out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (1u << (i % 8)));
   }
 }
 
@@ -19,8 +25,12 @@ std::vector<std::uint8_t> context_mask_bytes(const CommTable::ContextMask& m) {
 }
 
 void merge_context_mask(const std::uint8_t* bytes, std::size_t n, CommTable::ContextMask* m) {
-  for (std::size_t i = 0; i < CommTable::kContextPairs && i / 8 < n; ++i) {
-    if (bytes[i / 8] & (1u << (i % 8))) m->set(i);
+  const std::size_t end = std::min(n, kContextMaskBytes);
+  for (std::size_t b = 0; b < end; ++b) {
+    for (unsigned bits = bytes[b]; bits != 0; bits &= bits - 1) {
+      const std::size_t i = b * 8 + static_cast<std::size_t>(__builtin_ctz(bits));
+      if (i < CommTable::kContextPairs) m->set(i);
+    }
   }
 }
 
