@@ -32,8 +32,9 @@ dump_stacks() {
   echo "watchdog: end of stacks"
 }
 
-exec 3<&0
-"$@" <&3 3<&- &  # stdin passed on (a background command would get /dev/null)
+# stdin passed on (a background command would get /dev/null); a closed one stays empty.
+if [ -e "/proc/$$/fd/0" ]; then exec 3<&0; else exec 3</dev/null; fi
+"$@" <&3 3<&- &
 cmd=$!
 exec 3<&-
 (
