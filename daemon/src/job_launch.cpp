@@ -213,20 +213,10 @@ void JobSupervisor::spawn_replacements(Upcall& u) {
     }
     std::vector<std::vector<std::string>> pmix_envs(u.count);
     std::vector<bool> from_spare(u.count, false);
-    std::vector<bool> registered(u.count, false);
+    std::vector<bool> registered;
     std::string why;
-    Status st = Status::ok;
     retire_spares_below(*job, u.base);
-    // The processes no spare takes are registered with PMIx before any spare hears its rank: a
-    // spare starts its join at once and looks the other new processes up, and for an index it
-    // does not know the PMIx server answers "not found" at once (one host: no remote process
-    // exists), which the spare took for a dead replacement. It then refused the repaired
-    // world's first collective while the others waited for it (ft.spares.two_failures hung).
-    for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i) {
-        if (job->spares.count(u.base + i) != 0) continue;
-        st = pmix_.prepare_client(job->pmix_nspace, u.base + i, getuid(), getgid(), pmix_envs[i], why);
-        registered[i] = st == Status::ok;
-    }
+    Status st = register_before_spares(*job, u.base, [](std::uint32_t) { return true; }, pmix_envs, registered, why);
     for (std::uint32_t i = 0; i < u.count && st == Status::ok; ++i) {
         const std::uint32_t world_rank = i < replaces.size() ? replaces[i] : u.base + i;
         from_spare[i] = assign_spare(*job, u.base + i, world_rank, extra);  // hot spare: no start

@@ -79,16 +79,12 @@ void JobSupervisor::spawn_place(std::uint64_t client, const proto::SpawnPlace& m
     if (!mine) return;
     // A hot spare on the index takes the rank with one write (job_spares_hub.cpp); the others
     // are registered before any is forked, so that they can look each other up at once, and
-    // before any spare hears its rank (a woken spare looks them up at once: job_launch.cpp).
+    // before any spare hears its rank (register_before_spares).
     std::vector<std::vector<std::string>> pmix_envs(count);
-    std::vector<bool> registered(count, false);
+    std::vector<bool> registered;
     std::string why;
-    Status st = Status::ok;
-    for (std::uint32_t i = 0; i < count && st == Status::ok; ++i) {
-        if (job->ranks[m.base + i].remote || job->spares.count(m.base + i) != 0) continue;
-        st = pmix_.prepare_client(job->pmix_nspace, m.base + i, getuid(), getgid(), pmix_envs[i], why);
-        registered[i] = st == Status::ok;
-    }
+    Status st = register_before_spares(
+        *job, m.base, [job](std::uint32_t index) { return !job->ranks[index].remote; }, pmix_envs, registered, why);
     std::vector<bool> from_spare(count, false);
     for (std::uint32_t i = 0; i < count && st == Status::ok; ++i) {
         RankProc& p = job->ranks[m.base + i];

@@ -160,6 +160,26 @@ bool JobSupervisor::take_spare(Job& job, RankProc& into, const std::vector<std::
     return true;
 }
 
+// A spare starts its join the moment it hears its rank and looks the other new processes up at
+// once; for an index it does not know yet the PMIx server answers "not found" at once (on one
+// host: no remote process exists), which the spare took for a dead replacement. It then refused
+// the repaired world's first collective while the others waited for it (ft.spares.two_failures
+// hung). So every new process a spare does not take is registered first.
+Status JobSupervisor::register_before_spares(Job& job, std::uint32_t base,
+                                             const std::function<bool(std::uint32_t)>& here,
+                                             std::vector<std::vector<std::string>>& envs,
+                                             std::vector<bool>& registered, std::string& why) {
+    registered.assign(envs.size(), false);
+    for (std::uint32_t i = 0; i < envs.size(); ++i) {
+        if (!here(base + i) || job.spares.count(base + i) != 0) continue;
+        if (Status st = pmix_.prepare_client(job.pmix_nspace, base + i, getuid(), getgid(), envs[i], why);
+            st != Status::ok)
+            return st;
+        registered[i] = true;
+    }
+    return Status::ok;
+}
+
 void JobSupervisor::spares_after_spawn(Job& job, std::uint32_t base, std::uint32_t count) {
     job.next_spare_index = std::max(job.next_spare_index, base + count);
     if (job.spares_wanted == 0) return;

@@ -120,6 +120,12 @@ private:
     // The spare on process index `into.rank` becomes `into` (pid, pipes; the caller watches
     // its pipes once `into` is in job.ranks); false: no spare there or it could not be told.
     bool take_spare(Job& job, RankProc& into, const std::vector<std::string>& env);
+    // Registers with PMIx the new processes from index `base` (one per entry of `envs`) that
+    // run here and that no waiting spare takes, before any spare hears its rank (job_spares.cpp
+    // says why); registered[i] says which were.
+    Status register_before_spares(Job& job, std::uint32_t base, const std::function<bool(std::uint32_t)>& here,
+                                  std::vector<std::vector<std::string>>& envs, std::vector<bool>& registered,
+                                  std::string& why);
     void spares_after_spawn(Job& job, std::uint32_t base, std::uint32_t count);
     void retire_spares_below(Job& job, std::uint32_t index);
     void retire_spare(Job& job, std::uint32_t index, const char* why);
