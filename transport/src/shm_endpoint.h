@@ -9,6 +9,7 @@
 // shm_large.cpp (large messages: bulk slots, CMA, the shared copy, FINs, streaming).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -199,9 +200,15 @@ class ShmEndpoint final : public LargeMessageChannel {
   void complete_ended(OpRecord* op, PeerId source, Status status);
   // Senders' regions mapped to copy bulk payloads out, by token.
   std::unordered_map<std::uint64_t, std::unique_ptr<ring::Region>> bulk_sources_;
-  // Failed peers' regions, unmapped on the second poll after the failure (fail_peer).
-  std::vector<std::unique_ptr<ring::Region>> retired_;
-  unsigned retired_polls_ = 0;
+  // Failed peers' regions, oldest first, each unmapped by the first poll kRetiredUnmapDelay
+  // after its failure, or sooner when more than kRetiredMax wait (fail_peer).
+  struct Retired {
+    std::unique_ptr<ring::Region> region;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::deque<Retired> retired_;
+  void retire(std::unique_ptr<ring::Region> region);
+  void unmap_retired_when_due();
 };
 
 }  // namespace ftmpi::transport
