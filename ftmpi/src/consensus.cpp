@@ -37,7 +37,9 @@ bool contains(const std::vector<std::uint32_t>& v, std::uint32_t p) {
 
 Err Consensus::start() {
   first_seq_ = static_cast<std::uint32_t>(knobs::integer(knobs::Id::test_agreement_seq_start)) & kSeqMask;
-  return post_receive();
+  if (Err e = post_receive(); e != Err::ok) return e;
+  engine_->add_internal_spare(kMaxMessage);  // the buffer the first message's hook posts
+  return Err::ok;
 }
 
 Err Consensus::post_receive() {

@@ -196,7 +196,16 @@ Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64
                           void (*hook)(Request&, void*), void* arg) {
   Request* r = requests_.allocate(Request::Kind::recv);
   r->internal = true;
-  if (internal_spare_.size() >= max_bytes) r->owned.swap(internal_spare_);
+  // A spare of exactly this size, or a new buffer. Sizes never mix: a 16-byte notice receive
+  // that took the agreement's 256 KiB spare would leave the next agreement message a new
+  // 256 KiB buffer to allocate and zero (add_internal_spare says what that costs).
+  for (auto& spare : internal_spares_) {
+    if (spare.size() == max_bytes) {
+      r->owned.swap(spare);
+      internal_spares_.erase(internal_spares_.begin() + (&spare - internal_spares_.data()));
+      break;
+    }
+  }
   r->owned.resize(max_bytes);  // no-op for a reused buffer
   r->hook = hook;
   r->hook_arg = arg;
@@ -209,6 +218,19 @@ Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64
   }
   r->in_transport = true;
   return Err::ok;
+}
+
+void Engine::add_internal_spare(std::size_t bytes) {
+  std::vector<std::uint8_t> buffer(bytes);
+  keep_internal_spare(&buffer);
+}
+
+void Engine::keep_internal_spare(std::vector<std::uint8_t>* buffer) {
+  if (buffer->empty()) return;
+  for (const auto& spare : internal_spares_) {
+    if (spare.size() == buffer->size()) return;  // one of this size is enough
+  }
+  internal_spares_.push_back(std::move(*buffer));
 }
 
 void Engine::complete(const Completion& c) {
@@ -251,7 +273,7 @@ void Engine::complete(const Completion& c) {
       r->match_bits = c.status == Status::ok ? c.tag : 0;
       r->hook(*r, r->hook_arg);
     }
-    if (r->owned.size() > internal_spare_.size()) internal_spare_.swap(r->owned);
+    keep_internal_spare(&r->owned);
     requests_.release(r);
     return;
   }
