@@ -520,10 +520,10 @@ void ShmEndpoint::fail_peer(PeerId peer) {
   // 514 MB mapped): our ring in its region, and its bulk slots if we mapped them. Nothing uses
   // them any more: Path::gone refuses sends, and a bulk payload of it still unmatched is looked
   // up again (and found gone once the daemon removed the region).
-  // The unmapping waits until the failure is kRetiredUnmapDelay old (retire): it costs a survivor
-  // 0.1-0.3 ms (10 MB of page tables; the last one out frees the pages), which must fall neither
-  // on the layer above hearing of the failure (a racing ULFM test saw that) nor on the repair's
-  // agreement, where it tripled the 4-rank SHRINK repair (0.13 -> 0.39 ms).
+  // The unmapping waits until the failure is kRetiredUnmapDelay old (retire): it must fall
+  // neither on the layer above hearing of the failure (a racing ULFM test saw that) nor on the
+  // repair's agreement, where it came at the second poll (8-rank SHRINK repair 0.95-1.00 ms
+  // with it there, 0.58-0.74 without, ft_latency).
   if (p.region != nullptr) retire(std::move(p.region));
   p.path = Peer::Path::gone;
   if (auto it = bulk_sources_.find(p.token); it != bulk_sources_.end()) {
