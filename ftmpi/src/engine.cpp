@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "ftmpi/debug_log.h"
@@ -199,12 +200,11 @@ Err Engine::recv_internal(std::size_t max_bytes, std::uint64_t bits, std::uint64
   // A spare of exactly this size, or a new buffer. Sizes never mix: a 16-byte notice receive
   // that took the agreement's 256 KiB spare would leave the next agreement message a new
   // 256 KiB buffer to allocate and zero (add_internal_spare says what that costs).
-  for (auto& spare : internal_spares_) {
-    if (spare.size() == max_bytes) {
-      r->owned.swap(spare);
-      internal_spares_.erase(internal_spares_.begin() + (&spare - internal_spares_.data()));
-      break;
-    }
+  auto spare = std::find_if(internal_spares_.begin(), internal_spares_.end(),
+                            [max_bytes](const auto& b) { return b.size() == max_bytes; });
+  if (spare != internal_spares_.end()) {
+    r->owned.swap(*spare);
+    internal_spares_.erase(spare);
   }
   r->owned.resize(max_bytes);  // no-op for a reused buffer
   r->hook = hook;
@@ -226,9 +226,10 @@ void Engine::add_internal_spare(std::size_t bytes) {
 }
 
 void Engine::keep_internal_spare(std::vector<std::uint8_t>* buffer) {
-  if (buffer->empty()) return;
-  for (const auto& spare : internal_spares_) {
-    if (spare.size() == buffer->size()) return;  // one of this size is enough
+  const std::size_t size = buffer->size();
+  if (size == 0 || std::any_of(internal_spares_.begin(), internal_spares_.end(),
+                               [size](const auto& b) { return b.size() == size; })) {
+    return;  // one of this size is enough
   }
   internal_spares_.push_back(std::move(*buffer));
 }
