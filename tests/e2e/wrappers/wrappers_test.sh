@@ -6,6 +6,7 @@
 #   wrappers_test.sh compile  WORK SRC     mpicc/mpicxx, -show & co, pkg-config
 #   wrappers_test.sh findmpi  WORK SRC     CMake FindMPI and mpicc as CMAKE_C_COMPILER
 #   wrappers_test.sh run      WORK SRC     run the programs with the installed mpirun
+#   wrappers_test.sh abi      WORK SRC     what the installed libftmpi.so exports and how it binds
 # WORK/prefix is the installed (moved) tree; every step writes only below WORK.
 set -euo pipefail
 
@@ -168,6 +169,23 @@ step_run() {
   [ "$got" = "$(printf 'hello from C++ rank 0 of 2\nhello from C++ rank 1 of 2')" ] \
     || fail "mpirun -n 2 hello_cxx printed: $got"
   echo "run checks passed"
+}
+
+# libftmpi.so's dynamic symbols are the C API and nothing else: an exported C++ internal could
+# be interposed by (or clash with) an application's own symbol, and every call to it inside the
+# library went through the PLT. BIND_NOW: nothing is resolved at its first call, which would
+# otherwise land in a failure's repair (its first agreement).
+step_abi() {
+  local lib=$P/lib/libftmpi.so names extra s
+  [ -f "$lib" ] || fail "no installed $lib"
+  names=$(nm -D --defined-only "$lib" | awk '{ print $3 }')
+  extra=$(grep -v -E '^(MPI_|PMPI_|MPIX_|PMPIX_|FTMPI_|ftmpi_)' <<<"$names" | head -5 || true)
+  [ -z "$extra" ] || fail "libftmpi.so exports more than the C API, e.g.: $extra"
+  for s in MPI_Comm_dup PMPI_Comm_dup MPIX_Comm_agree FTMPI_Comm_set_mode ftmpi_type_blocks; do
+    grep -q -x "$s" <<<"$names" || fail "$s not exported"
+  done
+  grep -q 'BIND_NOW' <<<"$(readelf -d "$lib")" || fail "libftmpi.so is bound lazily"
+  echo "abi checks passed"
 }
 
 "step_$step" "$arg"
