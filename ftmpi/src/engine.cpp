@@ -63,13 +63,15 @@ void Engine::configure_waits() {
 
 void Engine::shutdown() { endpoint_.reset(); }
 
+Err Engine::peer_failed(const Comm& comm, int rank, std::uint32_t proc) {
+  return fail_report(failure_err(comm), "rank %d (process %u) has failed", rank, proc);
+}
+
 Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm,
                   std::uint32_t context, Request** out, std::vector<std::uint8_t>* stage,
                   bool sync) {
   std::uint32_t peer = comm->peer_procs()[static_cast<std::size_t>(dest)];
-  if (kFtChecks && failures_.is_failed(peer)) {
-    return fail_report(failure_err(*comm), "rank %d (process %u) has failed", dest, peer);
-  }
+  if (kFtChecks && failures_.is_failed(peer)) return peer_failed(*comm, dest, peer);
   Request* r = requests_.allocate(Request::Kind::send);
   r->comm = comm;
   r->peer = dest;
@@ -118,24 +120,6 @@ Err Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* c
   }
   ++pending_sends_;
   r->in_transport = true;
-  return Err::ok;
-}
-
-Err Engine::select(int source, int tag, Comm* comm, std::uint32_t context, Selector* out) const {
-  out->peer = transport::kAnyPeer;
-  out->ignore = match::kSyncBit;  // a synchronous send's message is received like any other
-  std::uint32_t src_bits = 0;
-  if (source == MPI_ANY_SOURCE) {
-    out->ignore |= match::kSourceMask;
-  } else {
-    out->peer = comm->peer_procs()[static_cast<std::size_t>(source)];
-    if (kFtChecks && failures_.is_failed(out->peer)) {
-      return fail_report(failure_err(*comm), "rank %d (process %u) has failed", source, out->peer);
-    }
-    src_bits = out->peer;
-  }
-  if (tag == MPI_ANY_TAG) out->ignore |= match::kTagMask;
-  out->bits = match::make(context, src_bits, tag == MPI_ANY_TAG ? 0 : tag);
   return Err::ok;
 }
 
