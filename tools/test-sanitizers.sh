@@ -34,7 +34,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Not run sanitized (the normal pass of tools/test.sh runs them):
 #  wrappers  compile user programs with mpicc at test time, which links the sanitized libftmpi
 #            into an unsanitized program; they test the wrapper scripts, not ftmpi's code.
-#  netns     the simulated-hosts harness checks namespaces and scripts, no ftmpi code.
-skip='wrappers|netns'
+# The simulated hosts (netns) do run: they are the only tests of the libfabric path between
+# hosts (ASan found a deferred tcp send reading a returned stack frame there, netns.spares).
+skip='wrappers'
 
 exec bash "$root/tools/test.sh" -LE "$skip" "$@"

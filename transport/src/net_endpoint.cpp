@@ -167,7 +167,17 @@ Status NetEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   op->buf = buf;
   op->len = len;
   op->tag = tag;
-  if (len > inline_max_) op->seq = peer.next_seq++;
+  if (len > inline_max_) {
+    op->seq = peer.next_seq++;
+  } else {
+    // A small send that waits for the provider goes from a copy, as an inject would have: the
+    // caller's buffer may be gone before it is posted. A collective cut short by a failure
+    // returns without waiting for its sends, and its small messages often live on its stack
+    // (found by ASan: a deferred 5-byte send read the frame of a later call, netns.spares).
+    op->scratch = new unsigned char[len == 0 ? 1 : len];
+    if (len != 0) std::memcpy(op->scratch, buf, len);
+    op->buf = op->scratch;
+  }
   if (behind) {
     peer.deferred.push_back(op);
     ++deferred_count_;
