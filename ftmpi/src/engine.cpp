@@ -351,6 +351,13 @@ void Engine::purge(Request* r, int error_code) {
   // Abandoned, not cancelled: a receive already matched to a payload still arriving drops the
   // rest, since the user may free the buffer as soon as the purged request is handed back.
   if (r->in_transport && r->kind == Request::Kind::recv) (void)endpoint_->abandon_recv(r);
+  // A send the transport still holds goes on from its own copy: the user's buffer is theirs
+  // again. (One from `owned` needs none: the retired request keeps it until the transport
+  // is done.)
+  if (r->in_transport && r->kind == Request::Kind::send && r->owned.empty() &&
+      r->comm != nullptr && r->peer >= 0 && r->peer < r->comm->peer_size()) {
+    endpoint_->detach_send(r->comm->peer_procs()[static_cast<std::size_t>(r->peer)], r);
+  }
 }
 
 void Engine::note_transport_error(transport::PeerId proc, Status s) {

@@ -167,17 +167,7 @@ Status NetEndpoint::send(PeerId dst, const void* buf, std::size_t len, std::uint
   op->buf = buf;
   op->len = len;
   op->tag = tag;
-  if (len > inline_max_) {
-    op->seq = peer.next_seq++;
-  } else {
-    // A small send that waits for the provider goes from a copy, as an inject would have: the
-    // caller's buffer may be gone before it is posted. A collective cut short by a failure
-    // returns without waiting for its sends, and its small messages often live on its stack
-    // (found by ASan: a deferred 5-byte send read the frame of a later call, netns.spares).
-    op->scratch = new unsigned char[len == 0 ? 1 : len];
-    if (len != 0) std::memcpy(op->scratch, buf, len);
-    op->buf = op->scratch;
-  }
+  if (len > inline_max_) op->seq = peer.next_seq++;
   if (behind) {
     peer.deferred.push_back(op);
     ++deferred_count_;
@@ -230,6 +220,14 @@ void NetEndpoint::complete(OpRecord* op, Status s) {
   c.source = op->peer;
   core_.backlog.push(c);
   free_op(op);
+}
+
+void NetEndpoint::detach_send(PeerId dst, void* context) {
+  // A deferred send is posted later from poll(), from op->buf (ASan found one reading the
+  // frame of a later call: a 5-byte send of a broadcast cut short, netns.spares.preconnect).
+  // A posted one is the provider's (inject copied it; a rendezvous payload is out of reach).
+  if (dst >= peers_.size()) return;
+  if (OpRecord* op = peers_[dst].deferred.find(OpKind::send, context)) own_send_payload(op);
 }
 
 bool NetEndpoint::flush_deferred(Peer& peer) {

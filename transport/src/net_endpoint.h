@@ -58,6 +58,7 @@ class NetEndpoint final : public LargeMessageChannel {
 
   Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context,
               bool* done);
+  void detach_send(PeerId dst, void* context);  // Endpoint::detach_send
   std::size_t poll(Completion* out, std::size_t max);
   void fail_peer(PeerId peer);
 

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -89,6 +90,14 @@ class OpList {
     return op;
   }
   bool empty() const { return head_ == nullptr; }
+  // The record of kind `kind` for the user's `context`, or nullptr (a walk: for the rare
+  // calls that name an operation by its context, such as detach_send).
+  OpRecord* find(OpKind kind, const void* context) const {
+    for (OpRecord* op = head_; op != nullptr; op = op->next) {
+      if (op->kind == kind && op->user_context == context) return op;
+    }
+    return nullptr;
+  }
   // Detaches all records and returns the first; the caller walks ->next.
   OpRecord* take_all() {
     OpRecord* first = head_;
@@ -134,5 +143,14 @@ class OpPool {
   OpRecord* free_ = nullptr;
   std::size_t in_use_ = 0;
 };
+
+// A send's record keeps its own copy of the payload from now on (in scratch, freed with the
+// record), so its caller's buffer may go (Endpoint::detach_send).
+inline void own_send_payload(OpRecord* op) {
+  if (op->scratch != nullptr) return;  // a copy already
+  op->scratch = new unsigned char[op->len == 0 ? 1 : op->len];
+  if (op->len != 0) std::memcpy(op->scratch, op->buf, op->len);
+  op->buf = op->scratch;
+}
 
 }  // namespace ftmpi::transport

@@ -52,6 +52,7 @@ class ShmEndpoint final : public LargeMessageChannel {
   // when done is given); a large one is announced and completes through poll().
   Status send(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag, void* context,
               bool* done);
+  void detach_send(PeerId dst, void* context);  // Endpoint::detach_send
   // Endpoint::try_inject: send()'s first case alone (a small message into an open private
   // ring, nothing queued before it), or nothing.
   bool try_inject(PeerId dst, const void* buf, std::size_t len, std::uint64_t tag);

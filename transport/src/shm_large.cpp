@@ -388,6 +388,21 @@ bool ShmEndpoint::accept_large(OpRecord* op, const Arrival& a, Completion* /*c*/
   return false;
 }
 
+void ShmEndpoint::detach_send(PeerId dst, void* context) {
+  // Deferred sends are pushed later from op->buf; an announced one is streamed from it if its
+  // receiver cannot read our memory (kFinNak). Staged in our bulk pages, the payload is there.
+  if (dst >= peers_.size()) return;
+  Peer& p = peers_[dst];
+  OpRecord* op = p.deferred.find(OpKind::send, context);
+  if (op == nullptr) op = p.pending.find(OpKind::send, context);
+  if (op == nullptr || op->orphaned) return;
+  if (op->bulk_slot >= 0) {
+    op->buf = inbound_->bulk_page(static_cast<std::size_t>(op->bulk_slot));
+  } else {
+    own_send_payload(op);
+  }
+}
+
 void ShmEndpoint::abandon_matched_recv(void* context) {
   for (auto it = matched_.begin(); it != matched_.end(); ++it) {
     if (it->op->user_context != context) continue;

@@ -199,6 +199,15 @@ Status Transport::abandon_recv(void* context) {
   return Status::ok;
 }
 
+void Transport::detach_send(PeerId dst, void* context) {
+  if (dst >= routes_.size()) return;
+  if (routes_[dst] == Route::shm) {
+    shm_->detach_send(dst, context);
+  } else if (net_ != nullptr) {
+    net_->detach_send(dst, context);
+  }
+}
+
 Status Transport::cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending) {
   if (dst >= routes_.size()) return unknown_peer(dst);
   if (routes_[dst] == Route::shm) return shm_->cancel_send(dst, message, context, pending);

@@ -69,6 +69,7 @@ class Transport final : public Endpoint {
   }
   Status cancel(void* context) override;
   Status abandon_recv(void* context) override;
+  void detach_send(PeerId dst, void* context) override;
   Status cancel_send(PeerId dst, std::uint32_t message, void* context, bool pending) override;
   Status probe(PeerId src, std::uint64_t tag, std::uint64_t ignore, void* context) override;
   Status claim(PeerId src, std::uint64_t tag, std::uint64_t ignore, Completion* out,

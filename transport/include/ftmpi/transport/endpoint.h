@@ -112,6 +112,13 @@ class Endpoint {
   // arriving (shm, streamed through the ring), the rest of the payload is dropped and its
   // Completion says canceled, so the buffer is nobody's from now on (the sender finishes).
   virtual Status abandon_recv(void* context) { return cancel(context); }
+  // A send to dst its user gave up (a failure or revoke purge handed its request back with an
+  // error) while the transport still holds it: the user may free or reuse the buffer now, so
+  // what is not sent yet goes from a copy (a collective cut short returns at once, and its
+  // small messages often live on its stack). Out of reach: a payload a peer on this host
+  // reads from our memory itself (CMA; it then reads whatever is there) and one a provider
+  // took already (libfabric's rendezvous).
+  virtual void detach_send(PeerId /*dst*/, void* /*context*/) {}
   // Sends to one peer are numbered 0, 1, 2, ... in the order send() accepted them (returned
   // ok); the caller counts along. Asks dst to drop our message number `message` if no receive
   // has matched it yet (MPI_Cancel of a send). pending: the send has not reported its
