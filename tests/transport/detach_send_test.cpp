@@ -64,7 +64,9 @@ void small_case(Side& s) {
       fill_pattern(msg, kSmall, static_cast<unsigned>(i));
       TT_OK(s.ep->send(Side::kPeer, msg, kSmall, kSmallTag, &ctx[i]));
       for (std::size_t n; (n = s.ep->poll(got, 16)) > 0;) {
-        for (std::size_t k = 0; k < n; ++k) done[static_cast<int*>(got[k].context) - ctx.data()] = true;
+        for (std::size_t k = 0; k < n; ++k) {
+          done[static_cast<std::size_t>(static_cast<int*>(got[k].context) - ctx.data())] = true;
+        }
       }
       if (!done[i]) held = i;
     }
