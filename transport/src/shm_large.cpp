@@ -412,12 +412,11 @@ void ShmEndpoint::abandon_matched_recv(void* context) {
     return;
   }
   for (Peer& p : peers_) {
-    for (OpRecord* op = p.pending.head(); op != nullptr; op = op->next) {
-      if (op->kind != OpKind::recv || op->stage != 2 || op->user_context != context) continue;
-      p.pending.remove(op);
-      complete_ended(op, op->peer, Status::canceled);
-      return;
-    }
+    OpRecord* op = p.pending.find(OpKind::recv, context);
+    if (op == nullptr || op->stage != 2) continue;
+    p.pending.remove(op);
+    complete_ended(op, op->peer, Status::canceled);
+    return;
   }
 }
 

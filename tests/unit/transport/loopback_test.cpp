@@ -222,7 +222,9 @@ int ring_mappings() {
   REQUIRE(f != nullptr);
   char line[4096];
   int n = 0;
-  while (std::fgets(line, sizeof line, f) != nullptr) n += std::strstr(line, "/ftmpi-ring.") != nullptr;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    n += std::strstr(line, "/ftmpi-ring.") != nullptr;
+  }
   std::fclose(f);
   return n;
 }
